@@ -1,0 +1,66 @@
+# cet-lts: Intel CET user shadow stacks for Linux 6.1 LTS.
+# See README.md.  Everything generated lands in build/.
+
+SHELL := /bin/bash
+BUILD := $(CURDIR)/build
+S := $(CURDIR)/scripts
+
+# Knobs (see README.md)
+EMU ?= bochs
+PROG ?=
+ARGS ?=
+EXTRA ?=
+BOOT_TIMEOUT ?= 300
+export EMU PROG ARGS BOOT_TIMEOUT
+
+.PHONY: all deps tree export kernel kernel-off emulator selftests initramfs \
+	run test check clean distclean help
+
+all: test
+
+help:
+	@sed -n 's/^## \{0,1\}//p' README.md 2>/dev/null | head -n 40 || true
+	@echo "targets: deps tree export kernel emulator initramfs run test check clean"
+
+deps:
+	@$(S)/deps.sh
+
+tree: deps
+	@$(S)/tree.sh
+
+export:
+	@$(S)/export.sh
+
+kernel: tree
+	@$(S)/kernel.sh cet
+
+# The series with CONFIG_X86_USER_SHADOW_STACK=n (built by make check).
+kernel-off: tree
+	@$(S)/kernel.sh cet-off
+
+emulator: deps
+	@$(S)/emulator.sh
+
+selftests: tree
+	@$(S)/selftests.sh
+
+# The test initramfs (our selftests + EXTRA) and a bare one (no tests).
+initramfs: selftests
+	@$(S)/initramfs.sh $(BUILD)/initramfs/test.cpio \
+		$$(cat $(BUILD)/selftests/list) \
+		$(if $(EXTRA),$$(find $(EXTRA) -maxdepth 1 -type f -perm -u+x | sort))
+	@$(S)/initramfs.sh $(BUILD)/initramfs/bare.cpio
+
+run: kernel emulator
+	@$(S)/run.sh
+
+test: kernel emulator initramfs
+	@$(S)/test.sh
+
+check: kernel-off
+
+clean:
+	rm -rf $(BUILD)/boot $(BUILD)/initramfs $(BUILD)/logs $(BUILD)/selftests
+
+distclean:
+	rm -rf $(BUILD)

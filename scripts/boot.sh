@@ -1,0 +1,91 @@
+#!/bin/bash
+# Boot a kernel + initramfs on an emulator, with a hard timeout, keeping
+# the serial console in build/logs/NAME.serial.log.
+#
+#   boot.sh EMU NAME KERNEL INITRD [EXTRA CMDLINE...]
+# EMU: bochs (CET CPU, tigerlake), qemu (TCG, no CET), qemu-kvm (host CPU).
+# Exit 0 when the guest reached the end of /init (CETLTS-DONE), 1 when it
+# did not (crash, panic, timeout: the reason is printed with the log name).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+emu=$1 name=$2 kernel=$3 initrd=$4; shift 4
+cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 $*"
+timeout=${BOOT_TIMEOUT:-300}
+serial=$LOGS/$name.serial.log
+dir=$BUILD/boot/$name
+rm -rf "$dir"; mkdir -p "$dir"
+: > "$serial"
+[ -f "$kernel" ] || die "no kernel image $kernel"
+[ -f "$initrd" ] || die "no initramfs $initrd"
+
+case $emu in
+bochs)
+	bochs=$BUILD/bochs/bin/bochs
+	[ -x "$bochs" ] || die "no Bochs 3.0 at $bochs: run 'make emulator'"
+	need_cmd mformat mtools
+	need_cmd syslinux syslinux
+	need_file /usr/share/bochs/BIOS-bochs-latest bochsbios
+	need_file /usr/share/vgabios/vgabios.bin vgabios
+	# 32 MiB FAT disk with syslinux: 65 cylinders x 16 heads x 63 sectors.
+	img=$dir/boot.img
+	dd if=/dev/zero of="$img" bs=512 count=$((65 * 16 * 63)) status=none
+	mformat -i "$img" -t 65 -h 16 -s 63 ::
+	syslinux --install "$img"
+	printf 'DEFAULT linux\nLABEL linux\n  KERNEL bzImage\n  APPEND initrd=initrd.cpio %s\n' \
+		"$cmdline" > "$dir/syslinux.cfg"
+	mcopy -i "$img" "$dir/syslinux.cfg" ::/syslinux.cfg
+	mcopy -i "$img" "$kernel" ::/bzImage
+	mcopy -i "$img" "$initrd" ::/initrd.cpio
+	cat > "$dir/bochsrc" <<-EOR
+	megs: ${BOCHS_MEGS:-512}
+	cpu: model=${BOCHS_CPU:-tigerlake}, count=1, ips=${BOCHS_IPS:-100000000}
+	romimage: file=/usr/share/bochs/BIOS-bochs-latest
+	vgaromimage: file=/usr/share/vgabios/vgabios.bin
+	ata0-master: type=disk, path=$img, mode=flat, cylinders=65, heads=16, spt=63
+	boot: disk
+	com1: enabled=1, mode=file, dev=$serial
+	display_library: nogui
+	clock: sync=none, time0=local
+	log: $dir/bochs.log
+	panic: action=fatal
+	EOR
+	run=(timeout --foreground -k 10 "$timeout" "$bochs" -q -f "$dir/bochsrc")
+	;;
+qemu|qemu-kvm)
+	need_cmd qemu-system-x86_64 qemu-system-x86
+	if [ "$emu" = qemu ]; then
+		accel=(-accel tcg -cpu max)
+	else
+		[ -w /dev/kvm ] || die "EMU=qemu-kvm needs /dev/kvm"
+		accel=(-accel kvm -cpu host)
+	fi
+	run=(timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${accel[@]}"
+	     -m "${QEMU_MEGS:-512}" -smp 1 -kernel "$kernel" -initrd "$initrd"
+	     -append "$cmdline" -display none -monitor none -no-reboot
+	     -serial "file:$serial")
+	;;
+*)
+	die "unknown EMU=$emu (bochs, qemu or qemu-kvm)"
+	;;
+esac
+
+start=$(date +%s.%N)
+rc=0
+"${run[@]}" </dev/null >"$dir/emulator.out" 2>&1 || rc=$?
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+printf '%s %.1f\n' "$name" "$secs" >> "$LOGS/boot-times"
+
+if grep -q '^CETLTS-DONE' "$serial"; then
+	log "boot[$name]: $emu finished in $(printf %.1f "$secs") s (log: $serial)"
+	exit 0
+fi
+if [ $rc = 124 ] || [ $rc = 137 ]; then
+	why="timed out after $timeout s"
+elif grep -q 'Kernel panic' "$serial"; then
+	why="kernel panic: $(grep -m1 'Kernel panic' "$serial" | tr -d '\r')"
+else
+	why="guest stopped before the end of /init ($emu exit $rc)"
+fi
+echo "boot[$name]: $why (log: $serial)" >&2
+exit 1

@@ -1,0 +1,76 @@
+#!/bin/bash
+# Build Bochs >= 3.0 with CET emulation from the next Debian release's
+# source package and install it under build/bochs.  Debian 12 ships 2.7,
+# whose XSAVES "in use" test for the CET user component is inverted, so
+# its tasks lose U_CET/PL3_SSP across context switches; it must not be
+# used for shadow stack runs.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+prefix=$BUILD/bochs
+bin=$prefix/bin/bochs
+suite=${BOCHS_SUITE:-trixie}
+
+if [ -x "$bin" ] && "$bin" --help 2>&1 | grep -q 'Bochs x86 Emulator 3\.'; then
+	exit 0
+fi
+
+need_cmd gcc build-essential
+need_file /usr/include/ltdl.h libltdl-dev
+
+work=$BUILD/bochs-src
+rm -rf "$work"
+mkdir -p "$work/apt/lists/partial" "$work/apt/sources.d"
+
+# The mirror comes from this machine's own apt configuration.
+mirror=$( (cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+	   awk '/^URIs:/ {print $2}';
+	   cat /etc/apt/sources.list 2>/dev/null |
+	   awk '$1 == "deb" {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; break}}'
+	   true) |
+	 grep -v -- '-security' | head -n1)
+[ -n "$mirror" ] || die "cannot find a Debian mirror in /etc/apt"
+echo "deb-src $mirror $suite main" > "$work/apt/sources.d/next.list"
+
+aptopts=(-o "Dir::Etc::SourceParts=$work/apt/sources.d"
+	 -o "Dir::Etc::SourceList=/dev/null"
+	 -o "Dir::State::Lists=$work/apt/lists"
+	 -o "APT::Sandbox::User=root")
+log "emulator: fetching bochs source from $mirror ($suite)"
+apt-get "${aptopts[@]}" update >"$work/apt.log" 2>&1 ||
+	die "apt-get update for deb-src $suite failed (see $work/apt.log)"
+# The .dsc may be missing on the mirror; the orig tarball is what we need.
+(cd "$work" && apt-get "${aptopts[@]}" source --download-only bochs \
+	>>"$work/apt.log" 2>&1) || true
+orig=$(ls "$work"/bochs_*.orig.tar.* 2>/dev/null | head -n1 || true)
+[ -n "$orig" ] || die "no bochs orig tarball downloaded (see $work/apt.log)"
+
+# Check it against the Sources index apt just fetched.
+name=$(basename "$orig")
+want=$(for f in "$work"/apt/lists/*_Sources*; do
+	       /usr/lib/apt/apt-helper cat-file "$f"
+       done 2>/dev/null |
+       awk -v n="$name" '/^Checksums-Sha256:/ {s = 1; next}
+			 /^[^ ]/ {s = 0}
+			 s && $3 == n && !w {w = $1} END {print w}')
+have=$(sha256sum "$orig" | cut -d' ' -f1)
+[ -n "$want" ] || die "$name is not listed in the Sources index"
+[ "$want" = "$have" ] || die "$name: sha256 $have, Sources index says $want"
+
+tar -C "$work" -xf "$orig"
+src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'bochs-*' | head -n1)
+[ -n "$src" ] || die "bochs tarball has no bochs-* directory"
+log "emulator: building $(basename "$src") (about 90 s)"
+(
+	cd "$src"
+	./configure --prefix="$prefix" --with-nogui --enable-x86-64 \
+		--enable-cpu-level=6 --enable-all-optimizations --enable-cet \
+		--enable-avx --enable-evex --enable-pci --enable-a20-pin \
+		--enable-fpu --disable-debugger --disable-plugins \
+		--disable-docbook --enable-usb=no
+	make -j"$(nproc)"
+	make install
+) >"$work/build.log" 2>&1 || die "bochs build failed (see $work/build.log)"
+"$bin" --help 2>&1 | grep -q 'Bochs x86 Emulator 3\.' ||
+	die "built bochs is not version 3.x"
+log "emulator: $bin ready"

@@ -1,0 +1,36 @@
+#!/bin/bash
+# Pack an initramfs (uncompressed newc cpio) with busybox-static, our /init
+# and the given test programs.
+#
+#   initramfs.sh OUT.cpio [PROG[=ARGS]] ...
+# Each PROG lands in /tests under its own name and runs in name order;
+# "=ARGS" after it gives its command line.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+need_file /bin/busybox busybox-static
+need_cmd cpio cpio
+readelf -l /bin/busybox 2>/dev/null | grep -q INTERP &&
+	die "/bin/busybox is dynamically linked: install busybox-static"
+
+out=$1; shift
+stage=$(mktemp -d "$BUILD/initramfs.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests,tests.args}
+cp /bin/busybox "$stage/bin/busybox"
+cp "$TOP/guest/init" "$stage/init"
+chmod 755 "$stage/init"
+
+for spec in "$@"; do
+	prog=${spec%%=*}
+	[ -f "$prog" ] || die "test program $prog does not exist"
+	name=$(basename "$prog")
+	cp "$prog" "$stage/tests/$name"
+	chmod 755 "$stage/tests/$name"
+	case $spec in *=*) printf '%s\n' "${spec#*=}" > "$stage/tests.args/$name";; esac
+done
+
+mkdir -p "$(dirname "$out")"
+(cd "$stage" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio --quiet -o -H newc -R 0:0) > "$out.tmp"
+mv "$out.tmp" "$out"

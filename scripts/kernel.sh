@@ -1,0 +1,70 @@
+#!/bin/bash
+# Configure and build one kernel variant out of tree in build/kernel-VARIANT:
+# tinyconfig (allnoconfig + the tiny fragments) merged with
+# configs/base.config and configs/VARIANT.config.  Every option the
+# fragments ask for must end up in .config as asked, or the build stops.
+#
+#   kernel.sh [VARIANT]      default: cet  (build/bzImage points at it)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+variant=${1:-cet}
+frags=("$TOP/configs/base.config" "$TOP/configs/$variant.config")
+[ -f "${frags[1]}" ] || die "no config fragment configs/$variant.config"
+[ -d "$LINUX/.git" ] || die "no build/linux tree: run 'make tree' first"
+for t in gcc:build-essential make:make flex:flex bison:bison bc:bc; do
+	need_cmd "${t%%:*}" "${t#*:}"
+done
+need_file /usr/include/libelf.h libelf-dev
+need_file /usr/include/openssl/ssl.h libssl-dev
+
+obj=$BUILD/kernel-$variant
+mkdir -p "$obj"
+klog=$LOGS/kernel-$variant.log
+: > "$klog"
+
+# Reproducible, cacheable builds: fixed build identity, ccache with paths
+# relative to the checkout so that another clone hits the same cache.
+kmake=(make -C "$LINUX" O="$obj" -j"$(nproc)"
+       KBUILD_BUILD_TIMESTAMP="cet-lts" KBUILD_BUILD_USER=cet-lts
+       KBUILD_BUILD_HOST=cet-lts)
+if command -v ccache >/dev/null 2>&1; then
+	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
+	kmake+=(CC="ccache gcc")
+else
+	echo "warning: ccache not found (package ccache): building without cache" >&2
+fi
+
+log "kernel[$variant]: configuring (tinyconfig + ${frags[*]##*/})"
+(cd "$LINUX" && KCONFIG_CONFIG="$obj/.config" \
+	./scripts/kconfig/merge_config.sh -n -O "$obj" \
+	kernel/configs/tiny.config arch/x86/configs/tiny.config "${frags[@]}") \
+	>>"$klog" 2>&1 || { tail -n 30 "$klog" >&2; die "configuring $variant failed (log: $klog)"; }
+
+# Fail loudly when Kconfig dropped or changed something we asked for.
+bad=0
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*)
+		grep -qxF -- "$line" "$obj/.config" || {
+			echo "  asked for $line, .config has: $(grep -E "^(# )?${line%%=*}[= ]" "$obj/.config" || echo nothing)" >&2
+			bad=1; }
+		;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }; opt=${opt%% *}
+		! grep -q "^$opt=" "$obj/.config" || {
+			echo "  asked for $opt off, .config has: $(grep "^$opt=" "$obj/.config")" >&2
+			bad=1; }
+		;;
+	esac
+done < <(cat "${frags[@]}")
+[ $bad = 0 ] || die "kernel[$variant]: Kconfig did not take the options above (missing dependency, or a patch is missing)"
+
+log "kernel[$variant]: building (log: $klog)"
+start=$(date +%s)
+"${kmake[@]}" bzImage >>"$klog" 2>&1 ||
+	{ grep -E 'error|Error' "$klog" | head -n 20 >&2; die "kernel[$variant] build failed (log: $klog)"; }
+log "kernel[$variant]: built in $(( $(date +%s) - start )) s"
+if [ "$variant" = cet ]; then
+	ln -sfn "kernel-cet/arch/x86/boot/bzImage" "$BUILD/bzImage"
+fi

@@ -1,0 +1,102 @@
+#!/bin/bash
+# Run the whole suite: boot the CET test kernel on Bochs (CET CPU) and on
+# QEMU TCG (no CET), judge each boot and each test program, print KTAP and
+# one closing line "N passed, N failed, N skipped".  Exit 1 if any failed.
+#
+# Expects the kernel, emulator and initramfs to be built (make test does).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=$BUILD/bzImage
+tests_cpio=$BUILD/initramfs/test.cpio
+bare_cpio=$BUILD/initramfs/bare.cpio
+results=$LOGS/results.tsv
+: > "$results"
+: > "$LOGS/boot-times"
+
+# result STATUS NAME [DETAIL]: STATUS is ok, "not ok" or skip.
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$results"; }
+check() {			# check NAME DETAIL-IF-FAILED COMMAND...
+	local name=$1 detail=$2; shift 2
+	if "$@"; then result ok "$name"; else result "not ok" "$name" "$detail"; fi
+}
+
+flags() { sed -n 's/\r$//; s/^CETLTS-FLAGS //p' "$1"; }
+has_flag() { flags "$1" | tr ' ' '\n' | grep -qx "$2"; }
+lacks_flag() { ! has_flag "$@"; }
+has_line() { grep -q -- "$2" "$1"; }
+lacks_line() { ! grep -q -- "$2" "$1"; }
+# The kernel's console output on the serial log must not show a splat.
+splats() { grep -E 'WARNING:|BUG:|Oops|Kernel panic|Call Trace:|general protection fault|UBSAN:|INFO: task .* blocked' "$1"; }
+clean_log() {
+	if splats "$1" >/dev/null; then
+		splats "$1" | head -n 3 | sed 's/^/# /' >> "$LOGS/splats"
+		return 1
+	fi
+}
+
+# boot_and_check NAME EMU INITRD CMDLINE: boot, then the checks every boot
+# gets.  Returns 1 when the guest did not finish, so the caller skips the
+# checks that need its output (they are failed here, not skipped).
+boot_and_check() {
+	local name=$1 emu=$2 initrd=$3 cmdline=$4 log=$LOGS/$1.serial.log
+	if ! "$TOP/scripts/boot.sh" "$emu" "$name" "$kernel" "$initrd" $cmdline; then
+		result "not ok" "$name: boot" "did not finish, see $log"
+		awk -v boot="$name" -f "$TOP/scripts/ktap.awk" "$log" >> "$results"
+		return 1
+	fi
+	result ok "$name: boot"
+	check "$name: no WARN/BUG/Oops in the kernel log" \
+		"$(splats "$log" | head -n1 | tr -d '\r'), see $log" clean_log "$log"
+	awk -v boot="$name" -f "$TOP/scripts/ktap.awk" "$log" >> "$results"
+}
+
+xsave_cet='Supporting XSAVE feature 0x800'
+
+# 1. Bochs, CET CPU: the hardware and the kernel both report shadow stack.
+b=bochs-cet log=$LOGS/$b.serial.log
+if boot_and_check $b bochs "$tests_cpio" ""; then
+	check "$b: cpuinfo has shstk" "flags: $(flags "$log")" has_flag "$log" shstk
+	check "$b: cpuinfo has user_shstk" "flags: $(flags "$log")" has_flag "$log" user_shstk
+	check "$b: XSAVES manages the CET user state" "no '$xsave_cet' in $log" \
+		has_line "$log" "$xsave_cet"
+fi
+
+# 2. Bochs with "noshstk": the CPU still has it, the kernel does not use it.
+b=bochs-noshstk log=$LOGS/$b.serial.log
+if boot_and_check $b bochs "$bare_cpio" "noshstk"; then
+	check "$b: cpuinfo has shstk" "flags: $(flags "$log")" has_flag "$log" shstk
+	check "$b: cpuinfo lacks user_shstk" "flags: $(flags "$log")" lacks_flag "$log" user_shstk
+	check "$b: no CET user XSAVE state" "'$xsave_cet' in $log" lacks_line "$log" "$xsave_cet"
+fi
+
+# 3. Bochs with "clearcpuid=user_shstk": same effect through the generic switch.
+b=bochs-clearcpuid log=$LOGS/$b.serial.log
+if boot_and_check $b bochs "$bare_cpio" "clearcpuid=user_shstk"; then
+	check "$b: cpuinfo lacks user_shstk" "flags: $(flags "$log")" lacks_flag "$log" user_shstk
+	check "$b: no CET user XSAVE state" "'$xsave_cet' in $log" lacks_line "$log" "$xsave_cet"
+fi
+
+# 4. QEMU TCG: no CET at all; boots cleanly, tests skip.
+b=qemu-nocet log=$LOGS/$b.serial.log
+if boot_and_check $b qemu "$tests_cpio" ""; then
+	check "$b: cpuinfo lacks shstk" "flags: $(flags "$log")" lacks_flag "$log" shstk
+	check "$b: cpuinfo lacks user_shstk" "flags: $(flags "$log")" lacks_flag "$log" user_shstk
+	check "$b: no CET user XSAVE state" "'$xsave_cet' in $log" lacks_line "$log" "$xsave_cet"
+fi
+
+# Report.
+n=$(wc -l < "$results")
+echo "TAP version 13"
+echo "1..$n"
+awk -F'\t' '
+	{ i++; d = ($3 != "") ? " # " $3 : "" }
+	$1 == "skip" { print "ok " i " " $2 " # SKIP" (($3 != "") ? " " $3 : ""); next }
+	{ print $1 " " i " " $2 d }' "$results"
+pass=$(awk -F'\t' '$1 == "ok"' "$results" | wc -l)
+fail=$(awk -F'\t' '$1 == "not ok"' "$results" | wc -l)
+skip=$(awk -F'\t' '$1 == "skip"' "$results" | wc -l)
+echo "# boot times (s): $(tr '\n' ' ' < "$LOGS/boot-times")"
+echo "# serial logs: $LOGS"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ]
