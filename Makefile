@@ -19,8 +19,8 @@ export EMU PROG ARGS BOOT_TIMEOUT
 all: test
 
 help:
-	@sed -n 's/^## \{0,1\}//p' README.md 2>/dev/null | head -n 40 || true
-	@echo "targets: deps tree export kernel emulator initramfs run test check clean"
+	@echo "make run | make test  (see README.md)"
+	@echo "other targets: deps tree export kernel kernel-off emulator initramfs check clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -57,6 +57,7 @@ run: kernel emulator
 test: kernel emulator initramfs
 	@$(S)/test.sh
 
+# Cheap series checks; the option-off build is also part of make test.
 check: kernel-off
 
 clean:

@@ -21,6 +21,16 @@ rm -rf "$dir"; mkdir -p "$dir"
 
 case $emu in
 bochs)
+	# Bochs leaves fast strings disabled in IA32_MISC_ENABLE, so 6.1
+	# clears ERMS but keeps FSRM; 6.1's memmove then skips its short-copy
+	# check (FSRM) without taking the "rep movsb" path (ERMS) and
+	# corrupts memory on the first short overlapping move (seen as a
+	# hang right after "smpboot: SMP disabled").  Real CPUs with FSRM
+	# have fast strings on.  Hide FSRM from the guest kernel.
+	case " $cmdline " in
+	*" clearcpuid="*) cmdline=$(echo "$cmdline" | sed 's/clearcpuid=\([^ ]*\)/clearcpuid=\1,fsrm/') ;;
+	*) cmdline="$cmdline clearcpuid=fsrm" ;;
+	esac
 	bochs=$BUILD/bochs/bin/bochs
 	[ -x "$bochs" ] || die "no Bochs 3.0 at $bochs: run 'make emulator'"
 	need_cmd mformat mtools
