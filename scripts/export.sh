@@ -14,8 +14,12 @@ n=$(lgit rev-list --count cet-lts-base..HEAD)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-lgit format-patch -q --no-signature --zero-commit --no-cover-letter \
-	-o "$tmp" cet-lts-base..HEAD
+# The cover letter's subject and text come from patches/cover.txt (first
+# paragraph: subject); git adds the shortlog and diffstat.
+lgit config branch.master.description "$(cat "$TOP/patches/cover.txt")"
+lgit format-patch -q --no-signature --zero-commit --cover-letter \
+	--cover-from-description=subject -o "$tmp" cet-lts-base..HEAD
+mv "$tmp/0000-cover-letter.patch" "$TOP/patches/0000-cover-letter.patch"
 
 # Drop the old patch files, then move in the new ones.
 series_patches | while read -r p; do rm -f "$TOP/patches/$p"; done

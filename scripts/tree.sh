@@ -44,7 +44,7 @@ if ! [ -d "$LINUX/.git" ] || ! lgit rev-parse -q --verify cet-lts-base >/dev/nul
 	mv "$BUILD/linux.tmp"/linux-source-6.1 "$LINUX"
 	rmdir "$BUILD/linux.tmp"
 	lgit init -q -b master
-	lgit config user.name "cet-lts base"
+	lgit config user.name "cet-lts developers"
 	lgit config user.email "cet-lts@localhost"
 	lgit config core.autocrlf false
 	lgit config gc.auto 0
@@ -66,12 +66,18 @@ if ! git config user.email >/dev/null; then
 	export GIT_COMMITTER_NAME="cet-lts" GIT_COMMITTER_EMAIL="cet-lts@localhost"
 fi
 
+# Until the whole series is in, the tree holds nothing of its own: record
+# that, so a failed or interrupted run can simply be repeated.
+echo "pending $(lgit rev-parse HEAD)" > "$stamp"
+
 n=0
 while read -r p; do
 	n=$((n + 1))
 	[ -f "$TOP/patches/$p" ] || die "patches/series names $p, which does not exist"
 	if ! out=$(lgit am -q --keep-cr "$TOP/patches/$p" 2>&1); then
 		lgit am --abort >/dev/null 2>&1 || true
+		lgit reset -q --hard cet-lts-base
+		echo "pending $(lgit rev-parse HEAD)" > "$stamp"
 		echo "$out" | sed 's/^/    /' >&2
 		# git apply -v shows the text of the hunk it could not place.
 		lgit apply --check -v "$TOP/patches/$p" 2>&1 |
