@@ -62,6 +62,9 @@ if boot_and_check $b bochs "$tests_cpio" ""; then
 	check "$b: cpuinfo has user_shstk" "$(cet_flags "$log")" has_flag "$log" user_shstk
 	check "$b: XSAVES manages the CET user state" "no '$xsave_cet' in $log" \
 		has_line "$log" "$xsave_cet"
+	check "$b: CET user XSAVE component is 16 bytes" \
+		"$(grep -a 'xstate_sizes\[11\]' "$log" | tr -d '\r' || echo 'no size line for component 11')" \
+		has_line "$log" 'xstate_sizes\[11\]: *16[^0-9]*$'
 fi
 
 # 2. Bochs with "noshstk": the CPU still has it, the kernel does not use it.
