@@ -57,8 +57,10 @@ run: kernel emulator
 test: kernel emulator initramfs
 	@$(S)/test.sh
 
-# Cheap series checks; the option-off build is also part of make test.
-check: kernel-off
+# The series' quality gates (checkpatch, form, bisect builds, i386, W=1,
+# sparse, docs, MAINTAINERS); see scripts/check.sh.
+check: tree
+	@$(S)/check.sh
 
 clean:
 	rm -rf $(BUILD)/boot $(BUILD)/initramfs $(BUILD)/logs $(BUILD)/selftests

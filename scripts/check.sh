@@ -1,0 +1,152 @@
+#!/bin/bash
+# make check: the gates an upstream-minded maintainer applies to a series.
+#   - checkpatch --strict on every patch (exceptions: patches/checkpatch.ignore)
+#   - kernel-style subject, a changelog body and Signed-off-by in every patch;
+#     a cover letter that lists the whole series
+#   - bisectability: the test config builds after every patch
+#   - the series with the option off, and an i386 build, build
+#   - W=1 and sparse add no warnings in the .c files the series touches
+#   - the series' .rst files pass docutils, kernel-doc adds no warnings
+#   - every file the series adds has a MAINTAINERS entry
+# Prints KTAP and "N passed, N failed"; exits 1 if anything failed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+results=$LOGS/check.tsv
+: > "$results"
+: > "$LOGS/check-build-times"
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$results"; }
+pass_if() {			# pass_if NAME DETAIL-IF-FAILED TEST
+	if [ "$3" = 0 ]; then result ok "$1"; else result "not ok" "$1" "$2"; fi
+}
+
+[ -d "$LINUX/.git" ] || die "no build/linux tree: run 'make tree' first"
+mapfile -t patches < <(series_patches)
+commits=($(lgit rev-list --reverse cet-lts-base..HEAD))
+[ ${#commits[@]} = ${#patches[@]} ] ||
+	die "build/linux has ${#commits[@]} commits, patches/series lists ${#patches[@]}: run make tree or make export"
+
+# 1. Patch form.
+ignore=$TOP/patches/checkpatch.ignore
+for p in "${patches[@]}"; do
+	f=$TOP/patches/$p
+	out=$(cd "$LINUX" && ./scripts/checkpatch.pl --strict --no-tree -q --terse "$f" 2>&1 |
+	      grep -E ': (ERROR|WARNING):' || true)
+	if [ -n "$out" ] && [ -f "$ignore" ]; then
+		# Lines "PATCH-GLOB<TAB>MESSAGE-REGEX<TAB>why" excuse a finding.
+		while IFS=$'\t' read -r glob re why; do
+			case $glob in ''|'#'*) continue;; esac
+			# shellcheck disable=SC2254
+			case $p in $glob) out=$(echo "$out" | grep -Ev -- "$re" || true);; esac
+		done < "$ignore"
+	fi
+	pass_if "checkpatch --strict: $p" "$(echo "$out" | head -n 2 | tr '\n' ' ')" "$([ -z "$out" ]; echo $?)"
+
+	subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f")
+	re='^(x86|x86/[a-z0-9_/]+|mm|mm/[a-z0-9_]+|Documentation/x86|selftests/x86|selftests/mm): [A-Z][^.]*[^. ]$'
+	pass_if "subject in kernel style: $p" "'$subj'" "$(echo "$subj" | grep -Eq "$re"; echo $?)"
+
+	# Changelog: text between the headers and the Signed-off-by/--- line.
+	body=$(awk '/^$/ && !h {h = 1; next} h && /^(Signed-off-by:|---$)/ {exit} h' "$f" | grep -c '[^[:space:]]')
+	pass_if "changelog body (problem, then solution): $p" "$body non-empty lines" "$([ "$body" -ge 4 ]; echo $?)"
+	pass_if "Signed-off-by: $p" "no Signed-off-by line" "$(grep -q '^Signed-off-by: .* <.*@.*>$' "$f"; echo $?)"
+done
+cover=$TOP/patches/0000-cover-letter.patch
+n=${#patches[@]}
+pass_if "cover letter lists all $n patches" "missing or stale: run make export" \
+	"$(grep -q "^Subject: \[PATCH 0/$n\]" "$cover" 2>/dev/null &&
+	   [ "$(sed -n '/^$/,/^ .* | /p' "$cover" | grep -c '^  ')" = "$n" ]; echo $?)"
+
+# 2. Every patch builds: a second worktree walks the series, building the
+#    test config after each commit (incremental, ccache).
+wt=$BUILD/bisect-src obj=$BUILD/kernel-bisect
+if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+	rm -rf "$wt"
+	lgit worktree prune
+	lgit worktree add -q --detach "$wt" cet-lts-base
+fi
+kenv=(KBUILD_BUILD_TIMESTAMP=cet-lts KBUILD_BUILD_USER=cet-lts KBUILD_BUILD_HOST=cet-lts)
+export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
+cc=gcc; command -v ccache >/dev/null && cc="ccache gcc"
+# kbuild_at COMMIT OBJDIR ARCH FRAGMENT...: configure and build bzImage.
+kbuild_at() {
+	local c=$1 o=$2 arch=$3; shift 3
+	git -C "$wt" checkout -q --detach "$c" || return 1
+	mkdir -p "$o"
+	(cd "$wt" && ARCH=$arch KCONFIG_CONFIG="$o/.config" ./scripts/kconfig/merge_config.sh -n -O "$o" \
+		kernel/configs/tiny.config arch/x86/configs/tiny.config "$@") >"$o/config.log" 2>&1 &&
+	make -C "$wt" O="$o" ARCH="$arch" -j"$(nproc)" CC="$cc" "${kenv[@]}" bzImage >"$o/build.log" 2>&1
+}
+i=0
+for c in "${commits[@]}"; do
+	i=$((i + 1))
+	t0=$(date +%s)
+	kbuild_at "$c" "$obj" x86_64 "$TOP/configs/base.config" "$TOP/configs/cet.config"
+	rc=$?
+	secs=$(( $(date +%s) - t0 ))
+	echo "${patches[i-1]} ${secs}s" >> "$LOGS/check-build-times"
+	pass_if "builds after patch $i (${secs} s): ${patches[i-1]}" \
+		"$(grep -m1 -E 'error|Error' "$obj/build.log"), see $obj/build.log" "$rc"
+done
+
+# 3. Option off (also in make test) and 32-bit.
+kbuild_at HEAD "$BUILD/kernel-check-off" x86_64 "$TOP/configs/base.config" "$TOP/configs/cet-off.config"
+pass_if "builds with CONFIG_X86_USER_SHADOW_STACK=n" "see $BUILD/kernel-check-off/build.log" $?
+kbuild_at HEAD "$BUILD/kernel-i386" i386 "$TOP/configs/base.config" "$TOP/configs/i386.config"
+rc=$?
+pass_if "builds for i386 (with the test fragments)" "see $BUILD/kernel-i386/build.log" $rc
+pass_if "i386: shadow stack option unavailable" "CONFIG_X86_USER_SHADOW_STACK set on i386" \
+	"$(! grep -q '^CONFIG_X86_USER_SHADOW_STACK=y' "$BUILD/kernel-i386/.config"; echo $?)"
+
+# 4. W=1 and sparse on the .c files the series changes: the warnings at
+#    the tip must be a subset of those at the base (compared without line
+#    numbers).  kernel-doc likewise on changed .c/.h files.
+mapfile -t cfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c')
+mapfile -t dfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' '*.h')
+warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
+	local c=$1 f
+	git -C "$wt" checkout -q --detach "$c"
+	for f in "${cfiles[@]}"; do
+		[ -f "$wt/$f" ] || continue
+		rm -f "$obj/${f%.c}.o"
+		make -C "$wt" O="$obj" CC="$cc" W=1 C=1 "${kenv[@]}" "${f%.c}.o" 2>&1
+	done | grep -E '(warning|error):' | sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort -u
+	for f in "${dfiles[@]}"; do
+		[ -f "$wt/$f" ] && (cd "$wt" && ./scripts/kernel-doc -none "$f" 2>&1)
+	done | sed -E 's/:[0-9]+:/:/' | sort -u | sed 's/^/kernel-doc: /'
+}
+if command -v sparse >/dev/null; then
+	warnings_at cet-lts-base > "$LOGS/check-warnings.base"
+	warnings_at HEAD > "$LOGS/check-warnings.tip"
+	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
+	pass_if "W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files)" \
+		"$(echo "$new" | head -n 2 | tr '\n' ' ')" "$([ -z "$new" ]; echo $?)"
+else
+	result "not ok" "W=1, sparse and kernel-doc add no warnings" "sparse not found: install package sparse (make deps)"
+fi
+git -C "$wt" checkout -q --detach HEAD
+
+# 5. Documentation: every .rst the series adds or changes parses cleanly.
+while read -r f; do
+	# Sphinx's own directives and roles are unknown to plain docutils.
+	out=$(rst2pseudoxml --report=2 --halt=5 "$LINUX/$f" 2>&1 >/dev/null |
+	      grep -Ev 'Unknown (directive type|interpreted text role)|^$|^\.\. |^   ' || true)
+	pass_if "docutils: $f" "$(echo "$out" | head -n 1)" "$([ -z "$out" ]; echo $?)"
+done < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.rst')
+
+# 6. MAINTAINERS covers every file the series adds.
+while read -r f; do
+	who=$(cd "$LINUX" && ./scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats -f "$f" 2>/dev/null)
+	pass_if "MAINTAINERS entry: $f" "not covered by the X86 USER SHADOW STACK entry" \
+		"$(echo "$who" | grep -q 'cet-lts'; echo $?)"
+done < <(lgit diff --name-only --diff-filter=A cet-lts-base..HEAD)
+
+n=$(wc -l < "$results")
+echo "TAP version 13"
+echo "1..$n"
+awk -F'\t' '{ i++; print $1 " " i " " $2 (($3 != "") ? " # " $3 : "") }' "$results"
+pass=$(awk -F'\t' '$1 == "ok"' "$results" | wc -l)
+fail=$(awk -F'\t' '$1 == "not ok"' "$results" | wc -l)
+echo "# build times per patch: $(tr '\n' ' ' < "$LOGS/check-build-times")"
+echo "check: $pass passed, $fail failed"
+[ "$fail" = 0 ]
