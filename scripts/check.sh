@@ -15,7 +15,6 @@ set -uo pipefail
 results=$LOGS/check.tsv
 : > "$results"
 : > "$LOGS/check-build-times"
-result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$results"; }
 pass_if() {			# pass_if NAME DETAIL-IF-FAILED TEST
 	if [ "$3" = 0 ]; then result ok "$1"; else result "not ok" "$1" "$2"; fi
 }
@@ -141,12 +140,6 @@ while read -r f; do
 		"$(echo "$who" | grep -q 'cet-lts'; echo $?)"
 done < <(lgit diff --name-only --diff-filter=A cet-lts-base..HEAD)
 
-n=$(wc -l < "$results")
-echo "TAP version 13"
-echo "1..$n"
-awk -F'\t' '{ i++; print $1 " " i " " $2 (($3 != "") ? " # " $3 : "") }' "$results"
-pass=$(awk -F'\t' '$1 == "ok"' "$results" | wc -l)
-fail=$(awk -F'\t' '$1 == "not ok"' "$results" | wc -l)
+ktap_report
 echo "# build times per patch: $(tr '\n' ' ' < "$LOGS/check-build-times")"
-echo "check: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+ktap_summary check

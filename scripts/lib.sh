@@ -30,3 +30,28 @@ series_id() {
 	(cd "$TOP/patches" && cat BASE series $(series_patches)) |
 		sha256sum | cut -d' ' -f1
 }
+
+# Results of a run: one "STATUS<TAB>NAME<TAB>DETAIL" line each in the file
+# $results, STATUS being ok, "not ok" or skip.
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$results"; }
+
+# ktap_report: print $results as KTAP.
+ktap_report() {
+	echo "TAP version 13"
+	echo "1..$(wc -l < "$results")"
+	awk -F'\t' '
+		{ i++; d = ($3 != "") ? " # " $3 : "" }
+		$1 == "skip" { print "ok " i " " $2 " # SKIP" (($3 != "") ? " " $3 : ""); next }
+		{ print $1 " " i " " $2 d }' "$results"
+}
+
+# ktap_summary [LABEL]: the closing "N passed, N failed, N skipped" line;
+# returns 1 if anything failed.
+ktap_summary() {
+	local pass fail skip
+	pass=$(awk -F'\t' '$1 == "ok"' "$results" | wc -l)
+	fail=$(awk -F'\t' '$1 == "not ok"' "$results" | wc -l)
+	skip=$(awk -F'\t' '$1 == "skip"' "$results" | wc -l)
+	echo "${1:+$1: }$pass passed, $fail failed, $skip skipped"
+	[ "$fail" = 0 ]
+}

@@ -14,8 +14,6 @@ results=$LOGS/results.tsv
 : > "$results"
 : > "$LOGS/boot-times"
 
-# result STATUS NAME [DETAIL]: STATUS is ok, "not ok" or skip.
-result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$results"; }
 check() {			# check NAME DETAIL-IF-FAILED COMMAND...
 	local name=$1 detail=$2; shift 2
 	if "$@"; then result ok "$name"; else result "not ok" "$name" "$detail"; fi
@@ -99,17 +97,7 @@ else
 fi
 
 # Report.
-n=$(wc -l < "$results")
-echo "TAP version 13"
-echo "1..$n"
-awk -F'\t' '
-	{ i++; d = ($3 != "") ? " # " $3 : "" }
-	$1 == "skip" { print "ok " i " " $2 " # SKIP" (($3 != "") ? " " $3 : ""); next }
-	{ print $1 " " i " " $2 d }' "$results"
-pass=$(awk -F'\t' '$1 == "ok"' "$results" | wc -l)
-fail=$(awk -F'\t' '$1 == "not ok"' "$results" | wc -l)
-skip=$(awk -F'\t' '$1 == "skip"' "$results" | wc -l)
+ktap_report
 echo "# boot times (s): $(tr '\n' ' ' < "$LOGS/boot-times")"
 echo "# serial logs: $LOGS"
-echo "$pass passed, $fail failed, $skip skipped"
-[ "$fail" = 0 ]
+ktap_summary
