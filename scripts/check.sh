@@ -64,17 +64,12 @@ if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	lgit worktree prune
 	lgit worktree add -q --detach "$wt" cet-lts-base
 fi
-kenv=(KBUILD_BUILD_TIMESTAMP=cet-lts KBUILD_BUILD_USER=cet-lts KBUILD_BUILD_HOST=cet-lts)
-export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
-cc=gcc; command -v ccache >/dev/null && cc="ccache gcc"
 # kbuild_at COMMIT OBJDIR ARCH FRAGMENT...: configure and build bzImage.
 kbuild_at() {
 	local c=$1 o=$2 arch=$3; shift 3
 	git -C "$wt" checkout -q --detach "$c" || return 1
-	mkdir -p "$o"
-	(cd "$wt" && ARCH=$arch KCONFIG_CONFIG="$o/.config" ./scripts/kconfig/merge_config.sh -n -O "$o" \
-		kernel/configs/tiny.config arch/x86/configs/tiny.config "$@") >"$o/config.log" 2>&1 &&
-	make -C "$wt" O="$o" ARCH="$arch" -j"$(nproc)" CC="$cc" "${kenv[@]}" bzImage >"$o/build.log" 2>&1
+	kconfig_merge "$wt" "$o" "$arch" "$@" >"$o/config.log" 2>&1 &&
+	make -C "$wt" O="$o" ARCH="$arch" -j"$(nproc)" "${KMAKE_ARGS[@]}" bzImage >"$o/build.log" 2>&1
 }
 i=0
 for c in "${commits[@]}"; do
@@ -108,7 +103,7 @@ warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
 	for f in "${cfiles[@]}"; do
 		[ -f "$wt/$f" ] || continue
 		rm -f "$obj/${f%.c}.o"
-		make -C "$wt" O="$obj" CC="$cc" W=1 C=1 "${kenv[@]}" "${f%.c}.o" 2>&1
+		make -C "$wt" O="$obj" W=1 C=1 "${KMAKE_ARGS[@]}" "${f%.c}.o" 2>&1
 	done | grep -E '(warning|error):' | sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort -u
 	for f in "${dfiles[@]}"; do
 		[ -f "$wt/$f" ] && (cd "$wt" && ./scripts/kernel-doc -none "$f" 2>&1)

@@ -23,23 +23,13 @@ mkdir -p "$obj"
 klog=$LOGS/kernel-$variant.log
 : > "$klog"
 
-# Reproducible, cacheable builds: fixed build identity, ccache with paths
-# relative to the checkout so that another clone hits the same cache.
-kmake=(make -C "$LINUX" O="$obj" -j"$(nproc)"
-       KBUILD_BUILD_TIMESTAMP="cet-lts" KBUILD_BUILD_USER=cet-lts
-       KBUILD_BUILD_HOST=cet-lts)
-if command -v ccache >/dev/null 2>&1; then
-	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
-	kmake+=(CC="ccache gcc")
-else
+kmake=(make -C "$LINUX" O="$obj" -j"$(nproc)" "${KMAKE_ARGS[@]}")
+command -v ccache >/dev/null 2>&1 ||
 	echo "warning: ccache not found (package ccache): building without cache" >&2
-fi
 
 log "kernel[$variant]: configuring (tinyconfig + ${frags[*]##*/})"
-(cd "$LINUX" && KCONFIG_CONFIG="$obj/.config" \
-	./scripts/kconfig/merge_config.sh -n -O "$obj" \
-	kernel/configs/tiny.config arch/x86/configs/tiny.config "${frags[@]}") \
-	>>"$klog" 2>&1 || { tail -n 30 "$klog" >&2; die "configuring $variant failed (log: $klog)"; }
+kconfig_merge "$LINUX" "$obj" x86 "${frags[@]}" >>"$klog" 2>&1 ||
+	{ tail -n 30 "$klog" >&2; die "configuring $variant failed (log: $klog)"; }
 
 # Fail loudly when Kconfig dropped or changed something we asked for.
 bad=0

@@ -55,3 +55,23 @@ ktap_summary() {
 	echo "${1:+$1: }$pass passed, $fail failed, $skip skipped"
 	[ "$fail" = 0 ]
 }
+
+# Kernel build settings shared by every build: a fixed build identity, and
+# ccache with paths relative to the checkout so another clone hits the
+# same cache.  KMAKE_ARGS go on every make command line.
+KMAKE_ARGS=(KBUILD_BUILD_TIMESTAMP=cet-lts KBUILD_BUILD_USER=cet-lts
+	    KBUILD_BUILD_HOST=cet-lts)
+if command -v ccache >/dev/null 2>&1; then
+	export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
+	KMAKE_ARGS+=(CC="ccache gcc")
+fi
+
+# kconfig_merge SRCDIR OBJDIR ARCH FRAGMENT...: tinyconfig (allnoconfig +
+# the tiny fragments) merged with FRAGMENTs into OBJDIR/.config.
+kconfig_merge() {
+	local src=$1 o=$2 arch=$3; shift 3
+	mkdir -p "$o"
+	(cd "$src" && ARCH=$arch KCONFIG_CONFIG="$o/.config" \
+		./scripts/kconfig/merge_config.sh -n -O "$o" \
+		kernel/configs/tiny.config arch/x86/configs/tiny.config "$@")
+}
