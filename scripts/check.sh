@@ -68,6 +68,7 @@ fi
 kbuild_at() {
 	local c=$1 o=$2 arch=$3; shift 3
 	git -C "$wt" checkout -q --detach "$c" || return 1
+	mkdir -p "$o"
 	kconfig_merge "$wt" "$o" "$arch" "$@" >"$o/config.log" 2>&1 &&
 	make -C "$wt" O="$o" ARCH="$arch" -j"$(nproc)" "${KMAKE_ARGS[@]}" bzImage >"$o/build.log" 2>&1
 }
