@@ -15,9 +15,6 @@ set -uo pipefail
 results=$LOGS/check.tsv
 : > "$results"
 : > "$LOGS/check-build-times"
-pass_if() {			# pass_if NAME DETAIL-IF-FAILED TEST
-	if [ "$3" = 0 ]; then result ok "$1"; else result "not ok" "$1" "$2"; fi
-}
 
 [ -d "$LINUX/.git" ] || die "no build/linux tree: run 'make tree' first"
 mapfile -t patches < <(series_patches)
@@ -39,22 +36,24 @@ for p in "${patches[@]}"; do
 			case $p in $glob) out=$(echo "$out" | grep -Ev -- "$re" || true);; esac
 		done < "$ignore"
 	fi
-	pass_if "checkpatch --strict: $p" "$(echo "$out" | head -n 2 | tr '\n' ' ')" "$([ -z "$out" ]; echo $?)"
+	check "checkpatch --strict: $p" "$(echo "$out" | head -n 2 | tr '\n' ' ')" test -z "$out"
 
 	subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f")
 	re='^(x86|x86/[a-z0-9_/]+|mm|mm/[a-z0-9_]+|Documentation/x86|selftests/x86|selftests/mm): [A-Z][^.]*[^. ]$'
-	pass_if "subject in kernel style: $p" "'$subj'" "$(echo "$subj" | grep -Eq "$re"; echo $?)"
+	check "subject in kernel style: $p" "'$subj'" grep -Eq "$re" <<< "$subj"
 
 	# Changelog: text between the headers and the Signed-off-by/--- line.
 	body=$(awk '/^$/ && !h {h = 1; next} h && /^(Signed-off-by:|---$)/ {exit} h' "$f" | grep -c '[^[:space:]]')
-	pass_if "changelog body (problem, then solution): $p" "$body non-empty lines" "$([ "$body" -ge 4 ]; echo $?)"
-	pass_if "Signed-off-by: $p" "no Signed-off-by line" "$(grep -q '^Signed-off-by: .* <.*@.*>$' "$f"; echo $?)"
+	check "changelog body (problem, then solution): $p" "$body non-empty lines" test "$body" -ge 4
+	check "Signed-off-by: $p" "no Signed-off-by line" grep -q '^Signed-off-by: .* <.*@.*>$' "$f"
 done
 cover=$TOP/patches/0000-cover-letter.patch
 n=${#patches[@]}
-pass_if "cover letter lists all $n patches" "missing or stale: run make export" \
-	"$(grep -q "^Subject: \[PATCH 0/$n\]" "$cover" 2>/dev/null &&
-	   [ "$(sed -n '/^$/,/^ .* | /p' "$cover" | grep -c '^  ')" = "$n" ]; echo $?)"
+cover_lists_all() {
+	grep -q "^Subject: \[PATCH 0/$n\]" "$cover" 2>/dev/null &&
+	[ "$(sed -n '/^$/,/^ .* | /p' "$cover" | grep -c '^  ')" = "$n" ]
+}
+check "cover letter lists all $n patches" "missing or stale: run make export" cover_lists_all
 
 # 2. Every patch builds: a second worktree walks the series, building the
 #    test config after each commit (incremental, ccache).
@@ -64,6 +63,8 @@ if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	lgit worktree prune
 	lgit worktree add -q --detach "$wt" cet-lts-base
 fi
+not() { ! "$@"; }
+
 # kbuild_at COMMIT OBJDIR ARCH FRAGMENT...: configure and build bzImage.
 kbuild_at() {
 	local c=$1 o=$2 arch=$3; shift 3
@@ -80,18 +81,18 @@ for c in "${commits[@]}"; do
 	rc=$?
 	secs=$(( $(date +%s) - t0 ))
 	echo "${patches[i-1]} ${secs}s" >> "$LOGS/check-build-times"
-	pass_if "builds after patch $i (${secs} s): ${patches[i-1]}" \
-		"$(grep -m1 -E 'error|Error' "$obj/build.log"), see $obj/build.log" "$rc"
+	check "builds after patch $i (${secs} s): ${patches[i-1]}" \
+		"$(grep -m1 -E 'error|Error' "$obj/build.log"), see $obj/build.log" test "$rc" = 0
 done
 
-# 3. Option off (also in make test) and 32-bit.
-kbuild_at HEAD "$BUILD/kernel-check-off" x86_64 "$TOP/configs/base.config" "$TOP/configs/cet-off.config"
-pass_if "builds with CONFIG_X86_USER_SHADOW_STACK=n" "see $BUILD/kernel-check-off/build.log" $?
-kbuild_at HEAD "$BUILD/kernel-i386" i386 "$TOP/configs/base.config" "$TOP/configs/i386.config"
-rc=$?
-pass_if "builds for i386 (with the test fragments)" "see $BUILD/kernel-i386/build.log" $rc
-pass_if "i386: shadow stack option unavailable" "CONFIG_X86_USER_SHADOW_STACK set on i386" \
-	"$(! grep -q '^CONFIG_X86_USER_SHADOW_STACK=y' "$BUILD/kernel-i386/.config"; echo $?)"
+# 3. Option off and 32-bit.  The option-off kernel is make test's own
+#    (same tree and object directory), so after make test it is up to date.
+check "builds with CONFIG_X86_USER_SHADOW_STACK=n" "see $LOGS/kernel-cet-off.log" \
+	"$TOP/scripts/kernel.sh" cet-off
+check "builds for i386 (with the test fragments)" "see $BUILD/kernel-i386/build.log" \
+	kbuild_at HEAD "$BUILD/kernel-i386" i386 "$TOP/configs/base.config" "$TOP/configs/i386.config"
+check "i386: shadow stack option unavailable" "CONFIG_X86_USER_SHADOW_STACK set on i386" \
+	not grep -q '^CONFIG_X86_USER_SHADOW_STACK=y' "$BUILD/kernel-i386/.config"
 
 # 4. W=1 and sparse on the .c files the series changes: the warnings at
 #    the tip must be a subset of those at the base (compared without line
@@ -114,8 +115,8 @@ if command -v sparse >/dev/null; then
 	warnings_at cet-lts-base > "$LOGS/check-warnings.base"
 	warnings_at HEAD > "$LOGS/check-warnings.tip"
 	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
-	pass_if "W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files)" \
-		"$(echo "$new" | head -n 2 | tr '\n' ' ')" "$([ -z "$new" ]; echo $?)"
+	check "W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files)" \
+		"$(echo "$new" | head -n 2 | tr '\n' ' ')" test -z "$new"
 else
 	result "not ok" "W=1, sparse and kernel-doc add no warnings" "sparse not found: install package sparse (make deps)"
 fi
@@ -126,14 +127,14 @@ while read -r f; do
 	# Sphinx's own directives and roles are unknown to plain docutils.
 	out=$(rst2pseudoxml --report=2 --halt=5 "$LINUX/$f" 2>&1 >/dev/null |
 	      grep -Ev 'Unknown (directive type|interpreted text role)|^$|^\.\. |^   ' || true)
-	pass_if "docutils: $f" "$(echo "$out" | head -n 1)" "$([ -z "$out" ]; echo $?)"
+	check "docutils: $f" "$(echo "$out" | head -n 1)" test -z "$out"
 done < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.rst')
 
 # 6. MAINTAINERS covers every file the series adds.
 while read -r f; do
 	who=$(cd "$LINUX" && ./scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats -f "$f" 2>/dev/null)
-	pass_if "MAINTAINERS entry: $f" "not covered by the X86 USER SHADOW STACK entry" \
-		"$(echo "$who" | grep -q 'cet-lts'; echo $?)"
+	check "MAINTAINERS entry: $f" "not covered by the X86 USER SHADOW STACK entry" \
+		grep -q 'cet-lts' <<< "$who"
 done < <(lgit diff --name-only --diff-filter=A cet-lts-base..HEAD)
 
 ktap_report

@@ -35,6 +35,12 @@ series_id() {
 # $results, STATUS being ok, "not ok" or skip.
 result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$results"; }
 
+# check NAME DETAIL-IF-FAILED COMMAND...: one result from COMMAND's status.
+check() {
+	local name=$1 detail=$2; shift 2
+	if "$@"; then result ok "$name"; else result "not ok" "$name" "$detail"; fi
+}
+
 # ktap_report: print $results as KTAP.
 ktap_report() {
 	echo "TAP version 13"

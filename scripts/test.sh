@@ -14,11 +14,6 @@ results=$LOGS/results.tsv
 : > "$results"
 : > "$LOGS/boot-times"
 
-check() {			# check NAME DETAIL-IF-FAILED COMMAND...
-	local name=$1 detail=$2; shift 2
-	if "$@"; then result ok "$name"; else result "not ok" "$name" "$detail"; fi
-}
-
 flags() { sed -n 's/\r$//; s/^CETLTS-FLAGS //p' "$1"; }
 # What a failed flag check reports: the CET-related flags, not all 100.
 cet_flags() { echo "CET flags in cpuinfo: [$(flags "$1" | tr ' ' '\n' | grep -E 'shstk|ibt' | tr '\n' ' ')]"; }
