@@ -50,7 +50,7 @@ done
 cover=$TOP/patches/0000-cover-letter.patch
 n=${#patches[@]}
 cover_lists_all() {
-	grep -q "^Subject: \[PATCH 0/$n\]" "$cover" 2>/dev/null &&
+	grep -q "^Subject: \[PATCH 0*0/$n\]" "$cover" 2>/dev/null &&
 	[ "$(sed -n '/^$/,/^ .* | /p' "$cover" | grep -c '^  ')" = "$n" ]
 }
 check "cover letter lists all $n patches" "missing or stale: run make export" cover_lists_all
@@ -90,18 +90,23 @@ done
 check "builds with CONFIG_X86_USER_SHADOW_STACK=n" "see $LOGS/kernel-cet-off.log" \
 	"$TOP/scripts/kernel.sh" cet-off
 check "builds for i386 (with the test fragments)" "see $BUILD/kernel-i386/build.log" \
-	kbuild_at HEAD "$BUILD/kernel-i386" i386 "$TOP/configs/base.config" "$TOP/configs/i386.config"
+	kbuild_at "$(lgit rev-parse HEAD)" "$BUILD/kernel-i386" i386 "$TOP/configs/base.config" "$TOP/configs/i386.config"
 check "i386: shadow stack option unavailable" "CONFIG_X86_USER_SHADOW_STACK set on i386" \
 	not grep -q '^CONFIG_X86_USER_SHADOW_STACK=y' "$BUILD/kernel-i386/.config"
 
 # 4. W=1 and sparse on the .c files the series changes: the warnings at
 #    the tip must be a subset of those at the base (compared without line
 #    numbers).  kernel-doc likewise on changed .c/.h files.
-mapfile -t cfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c')
-mapfile -t dfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' '*.h')
+# Kernel sources only: the selftests are user space programs.
+mapfile -t cfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' ':!tools/')
+mapfile -t dfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' '*.h' ':!tools/')
 warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
 	local c=$1 f
 	git -C "$wt" checkout -q --detach "$c"
+	# Configure for this commit: the base tree does not know the option,
+	# and its .config would otherwise build the tip with the option off.
+	kconfig_merge "$wt" "$obj" x86_64 "$TOP/configs/base.config" \
+		"$TOP/configs/cet.config" >"$obj/config.log" 2>&1
 	for f in "${cfiles[@]}"; do
 		[ -f "$wt/$f" ] || continue
 		rm -f "$obj/${f%.c}.o"
@@ -112,15 +117,18 @@ warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
 	done | sed -E 's/:[0-9]+:/:/' | sort -u | sed 's/^/kernel-doc: /'
 }
 if command -v sparse >/dev/null; then
+	# The series tip by hash: "HEAD" inside the worktree would name
+	# whatever warnings_at checked out last.
+	tip=$(lgit rev-parse HEAD)
 	warnings_at cet-lts-base > "$LOGS/check-warnings.base"
-	warnings_at HEAD > "$LOGS/check-warnings.tip"
+	warnings_at "$tip" > "$LOGS/check-warnings.tip"
 	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
 	check "W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files)" \
 		"$(echo "$new" | head -n 2 | tr '\n' ' ')" test -z "$new"
 else
 	result "not ok" "W=1, sparse and kernel-doc add no warnings" "sparse not found: install package sparse (make deps)"
 fi
-git -C "$wt" checkout -q --detach HEAD
+git -C "$wt" checkout -q --detach "$(lgit rev-parse HEAD)"
 
 # 5. Documentation: every .rst the series adds or changes parses cleanly.
 while read -r f; do

@@ -24,14 +24,16 @@ function emit(st, name, detail) { printf "%s\t%s\t%s\n", st, name, detail }
 }
 inprog && /^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; next }
 inprog && /^(not )?ok [0-9]+/ {
-	line = $0; st = "ok"
-	if (line ~ /^not ok/) { st = "not ok"; sub(/^not ok [0-9]+ ?(- )?/, "", line) }
+	line = $0; st = "ok"; num = $2
+	if (line ~ /^not ok/) { st = "not ok"; num = $3; sub(/^not ok [0-9]+ ?(- )?/, "", line) }
 	else sub(/^ok [0-9]+ ?(- )?/, "", line)
 	detail = ""
-	if (match(line, / # /)) {
-		detail = substr(line, RSTART + 3); line = substr(line, 1, RSTART - 1)
+	# A directive ("# SKIP why") may follow the name or stand in for it.
+	if (match(line, /(^| )# /)) {
+		detail = substr(line, RSTART + RLENGTH); line = substr(line, 1, RSTART - 1)
 		if (toupper(detail) ~ /^SKIP/ && st == "ok") st = "skip"
 	}
+	if (line == "") line = "test " num
 	nres++; if (st == "not ok") nfail++
 	emit(st, boot ": " prog ": " line, detail)
 	next

@@ -5,9 +5,20 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 emu=${EMU:-bochs}
-prog=${PROG:-$TOP/guest/demo}
+if [ -z "${PROG:-}" ]; then
+	# The demo: a return-address overwrite without and with shadow stack.
+	prog=$BUILD/demo/demo
+	mkdir -p "$BUILD/demo"
+	if ! [ "$prog" -nt "$TOP/guest/demo.c" ]; then
+		need_cmd gcc build-essential
+		gcc -static -O2 -Wall -fno-stack-protector -o "$prog" "$TOP/guest/demo.c" ||
+			die "guest/demo.c does not build"
+	fi
+else
+	prog=$PROG
+fi
 [ -f "$prog" ] || die "PROG=$prog does not exist"
-if [ "$prog" != "$TOP/guest/demo" ] && readelf -l "$prog" 2>/dev/null | grep -q INTERP; then
+if readelf -l "$prog" 2>/dev/null | grep -q INTERP; then
 	die "PROG=$prog is dynamically linked; the guest has no libc: build it with -static"
 fi
 cpio=$BUILD/initramfs/run.cpio
