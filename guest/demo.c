@@ -14,7 +14,6 @@
  * shadow stack (or, on a CPU without CET, works and cannot be blocked).
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>

@@ -65,13 +65,23 @@ if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 fi
 not() { ! "$@"; }
 
-# kbuild_at COMMIT OBJDIR ARCH FRAGMENT...: configure and build bzImage.
-kbuild_at() {
+# The series tip by hash: "HEAD" inside the worktree names whatever was
+# checked out there last.
+tip=$(lgit rev-parse HEAD)
+
+# configure_at COMMIT OBJDIR ARCH FRAGMENT...: check out COMMIT in the
+# worktree and configure OBJDIR for it.
+configure_at() {
 	local c=$1 o=$2 arch=$3; shift 3
 	git -C "$wt" checkout -q --detach "$c" || return 1
 	mkdir -p "$o"
-	kconfig_merge "$wt" "$o" "$arch" "$@" >"$o/config.log" 2>&1 &&
-	make -C "$wt" O="$o" ARCH="$arch" -j"$(nproc)" "${KMAKE_ARGS[@]}" bzImage >"$o/build.log" 2>&1
+	kconfig_merge "$wt" "$o" "$arch" "$@" >"$o/config.log" 2>&1
+}
+
+# kbuild_at COMMIT OBJDIR ARCH FRAGMENT...: configure and build bzImage.
+kbuild_at() {
+	configure_at "$@" &&
+	make -C "$wt" O="$2" ARCH="$3" -j"$(nproc)" "${KMAKE_ARGS[@]}" bzImage >"$2/build.log" 2>&1
 }
 i=0
 for c in "${commits[@]}"; do
@@ -90,7 +100,7 @@ done
 check "builds with CONFIG_X86_USER_SHADOW_STACK=n" "see $LOGS/kernel-cet-off.log" \
 	"$TOP/scripts/kernel.sh" cet-off
 check "builds for i386 (with the test fragments)" "see $BUILD/kernel-i386/build.log" \
-	kbuild_at "$(lgit rev-parse HEAD)" "$BUILD/kernel-i386" i386 "$TOP/configs/base.config" "$TOP/configs/i386.config"
+	kbuild_at "$tip" "$BUILD/kernel-i386" i386 "$TOP/configs/base.config" "$TOP/configs/i386.config"
 check "i386: shadow stack option unavailable" "CONFIG_X86_USER_SHADOW_STACK set on i386" \
 	not grep -q '^CONFIG_X86_USER_SHADOW_STACK=y' "$BUILD/kernel-i386/.config"
 
@@ -102,11 +112,9 @@ mapfile -t cfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD 
 mapfile -t dfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' '*.h' ':!tools/')
 warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
 	local c=$1 f
-	git -C "$wt" checkout -q --detach "$c"
 	# Configure for this commit: the base tree does not know the option,
 	# and its .config would otherwise build the tip with the option off.
-	kconfig_merge "$wt" "$obj" x86_64 "$TOP/configs/base.config" \
-		"$TOP/configs/cet.config" >"$obj/config.log" 2>&1
+	configure_at "$c" "$obj" x86_64 "$TOP/configs/base.config" "$TOP/configs/cet.config"
 	for f in "${cfiles[@]}"; do
 		[ -f "$wt/$f" ] || continue
 		rm -f "$obj/${f%.c}.o"
@@ -117,9 +125,6 @@ warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
 	done | sed -E 's/:[0-9]+:/:/' | sort -u | sed 's/^/kernel-doc: /'
 }
 if command -v sparse >/dev/null; then
-	# The series tip by hash: "HEAD" inside the worktree would name
-	# whatever warnings_at checked out last.
-	tip=$(lgit rev-parse HEAD)
 	warnings_at cet-lts-base > "$LOGS/check-warnings.base"
 	warnings_at "$tip" > "$LOGS/check-warnings.tip"
 	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
@@ -128,7 +133,7 @@ if command -v sparse >/dev/null; then
 else
 	result "not ok" "W=1, sparse and kernel-doc add no warnings" "sparse not found: install package sparse (make deps)"
 fi
-git -C "$wt" checkout -q --detach "$(lgit rev-parse HEAD)"
+git -C "$wt" checkout -q --detach "$tip"
 
 # 5. Documentation: every .rst the series adds or changes parses cleanly.
 while read -r f; do
