@@ -46,8 +46,10 @@ selftests: tree
 
 # The test initramfs (our selftests + EXTRA) and a bare one (no tests).
 initramfs: selftests
+	@$(S)/demo.sh
 	@$(S)/initramfs.sh $(BUILD)/initramfs/test.cpio \
 		$$(cat $(BUILD)/selftests/list) \
+		$(BUILD)/demo/demo @$(BUILD)/demo/demo-shstk \
 		$(if $(EXTRA),$$(find $(EXTRA) -maxdepth 1 -type f -perm -u+x | sort))
 	@$(S)/initramfs.sh $(BUILD)/initramfs/bare.cpio
 

@@ -1,32 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make run's demo: the same return-address overwrite, once without and
- * once with a shadow stack.
+ * make run's demo: one return-address overwrite, three ways.
  *
- * victim() has a bug that writes past a stack buffer into its own saved
- * return address, replacing it with the address of attacker(). Without a
- * shadow stack the RET goes to attacker(). With one, the CPU compares the
- * return address with the copy on the shadow stack, raises a
- * control-protection fault, and the kernel kills the process with
- * SIGSEGV / SEGV_CPERR before attacker() runs.
+ * This file is built twice: "demo" as usual, and "demo-shstk" with
+ * -fcf-protection=return -Wl,-z,shstk, which marks the program in its
+ * ELF property note as built for shadow stacks. Neither contains code
+ * that enables a shadow stack; the kernel does it at exec for the marked
+ * one.
  *
- * Exit status 0 when the attack works without and is blocked with a
- * shadow stack (or, on a CPU without CET, works and cannot be blocked).
+ * Run without arguments, demo is the launcher: it starts the victim
+ * ("--victim") three times in a child process: unmarked, marked, and
+ * marked under arch_prctl(ARCH_CET_EXEC, CET_EXEC_ALWAYS_OFF).
+ *
+ * The victim's victim() has a bug that writes past a stack buffer into
+ * its own saved return address, replacing it with the address of
+ * attacker(). Without a shadow stack the RET goes to attacker(). With
+ * one, the CPU compares the return address with the copy on the shadow
+ * stack, raises a control-protection fault, and the kernel kills the
+ * process with SIGSEGV / SEGV_CPERR before attacker() runs.
+ *
+ * Exit status: 0 when the attack works on the unmarked and the
+ * ALWAYS_OFF runs and is blocked on the marked one; 4 (skipped) on a
+ * CPU or kernel without user shadow stacks, where it cannot be blocked;
+ * 1 otherwise.
  */
 #define _GNU_SOURCE
+#include <errno.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#define ARCH_SHSTK_ENABLE	0x5001
-#define ARCH_SHSTK_SHSTK	(1UL << 0)
+#define ARCH_CET_EXEC		0x3004
+#define ARCH_CET_SHSTK		(1ULL << 1)
+#define CET_EXEC_ALWAYS_OFF	1
+#define ARCH_SHSTK_STATUS	0x5005
 #define SEGV_CPERR_CODE		10
 
-enum { HIJACKED = 66, BLOCKED = 77, RETURNED = 88, NO_SHSTK = 99 };
+enum { HIJACKED = 66, BLOCKED = 77, RETURNED = 88 };
 
 /* Reached by a RET, not a call: keep to plain system calls. */
 static void attacker(void)
@@ -70,40 +86,39 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 	_exit(si->si_code == SEGV_CPERR_CODE ? BLOCKED : 1);
 }
 
-static __attribute__((noreturn)) void run(int shadow_stack)
+static int run_victim(void)
 {
 	struct sigaction sa = { .sa_sigaction = on_segv, .sa_flags = SA_SIGINFO };
-	long ret = 0;
+	unsigned long features = 0;
 
 	sigaction(SIGSEGV, &sa, NULL);
-	if (shadow_stack) {
-		/* Inline: no function may return into the new shadow stack. */
-		asm volatile("syscall" : "=a" (ret)
-			     : "a" (SYS_arch_prctl), "D" (ARCH_SHSTK_ENABLE),
-			       "S" (ARCH_SHSTK_SHSTK)
-			     : "rcx", "r11", "memory");
-		if (ret) {
-			printf("      arch_prctl(ARCH_SHSTK_ENABLE): %s\n",
-			       strerror(-ret));
-			_exit(NO_SHSTK);
-		}
-		printf("      shadow stack enabled\n");
-	}
+	if (syscall(SYS_arch_prctl, ARCH_SHSTK_STATUS, &features))
+		features = 0;
+	printf("      shadow stack: %s\n", features & 1 ? "ON" : "off");
 	victim();
 	printf("      victim() returned normally\n");
-	_exit(RETURNED);
+	return RETURNED;
 }
 
-static int attempt(int shadow_stack)
+/* Exec @path --victim in a child; with @always_off, under ALWAYS_OFF. */
+static int attempt(const char *path, int always_off)
 {
+	unsigned long long policy[3] = { ARCH_CET_SHSTK, CET_EXEC_ALWAYS_OFF, 0 };
+	char *argv[] = { (char *)path, "--victim", NULL };
 	int status;
 	pid_t pid;
 
-	printf("%s shadow stack:\n", shadow_stack ? "With" : "Without");
 	fflush(stdout);
 	pid = fork();
-	if (!pid)
-		run(shadow_stack);
+	if (!pid) {
+		if (always_off && syscall(SYS_arch_prctl, ARCH_CET_EXEC, policy)) {
+			printf("      arch_prctl(ARCH_CET_EXEC): %s\n", strerror(errno));
+			_exit(2);
+		}
+		execv(path, argv);
+		printf("      cannot run %s: %s\n", path, strerror(errno));
+		_exit(3);
+	}
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
 	if (WIFSIGNALED(status))
@@ -111,11 +126,11 @@ static int attempt(int shadow_stack)
 	return WEXITSTATUS(status);
 }
 
-static const char *cpu_flag(const char *flag)
+static int cpu_flag(const char *flag)
 {
 	char line[4096], word[64];
 	FILE *f = fopen("/proc/cpuinfo", "r");
-	const char *ret = "no";
+	int ret = 0;
 
 	snprintf(word, sizeof(word), " %s", flag);
 	while (f && fgets(line, sizeof(line), f)) {
@@ -123,7 +138,7 @@ static const char *cpu_flag(const char *flag)
 
 		if (!strncmp(line, "flags", 5) && p &&
 		    (p[strlen(word)] == ' ' || p[strlen(word)] == '\n')) {
-			ret = "yes";
+			ret = 1;
 			break;
 		}
 	}
@@ -132,31 +147,57 @@ static const char *cpu_flag(const char *flag)
 	return ret;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	char self[4096], marked[4096];
+	int plain, with, off = -1, cet;
 	struct utsname u;
-	int without, with;
+
+	if (argc > 1 && !strcmp(argv[1], "--victim"))
+		return run_victim();
+
+	/* demo-shstk lives next to demo, or in /bin in the guest. */
+	snprintf(self, sizeof(self), "%s", argv[0]);
+	snprintf(marked, sizeof(marked), "%s/demo-shstk", dirname(self));
+	if (access(marked, X_OK))
+		snprintf(marked, sizeof(marked), "/bin/demo-shstk");
+	snprintf(self, sizeof(self), "%s", argv[0]);
 
 	uname(&u);
+	cet = cpu_flag("user_shstk");
 	printf("kernel %s; CPU flags: shstk %s, user_shstk %s\n", u.release,
-	       cpu_flag("shstk"), cpu_flag("user_shstk"));
-	printf("cet-lts demo: overwrite a return address on the stack\n\n");
-	without = attempt(0);
-	with = attempt(1);
+	       cpu_flag("shstk") ? "yes" : "no", cet ? "yes" : "no");
+	printf("cet-lts demo: a stack buffer overflow overwrites a return address\n\n");
+
+	printf("1. demo: built without CET marker\n");
+	plain = attempt(self, 0);
+	printf("2. demo-shstk: the same code, built with -fcf-protection=return -Wl,-z,shstk\n");
+	with = attempt(marked, 0);
+	if (cet) {
+		printf("3. demo-shstk again, under arch_prctl(ARCH_CET_EXEC, ALWAYS_OFF)\n");
+		off = attempt(marked, 1);
+	}
 	printf("\n");
-	if (without != HIJACKED) {
-		printf("RESULT: unexpected, the attack did not work without a shadow stack (%d)\n",
-		       without);
+
+	if (plain != HIJACKED) {
+		printf("RESULT: unexpected, the attack did not work on the unmarked program (%d)\n",
+		       plain);
 		return 1;
 	}
-	if (with == BLOCKED) {
-		printf("RESULT: attack BLOCKED by the shadow stack\n");
-		return 0;
+	if (!cet) {
+		printf("RESULT: no user shadow stack on this CPU/kernel: the marked program runs unprotected (%s)\n",
+		       with == HIJACKED ? "hijacked" : "unexpected status");
+		return with == HIJACKED ? 4 : 1;
 	}
-	if (with == NO_SHSTK) {
-		printf("RESULT: no user shadow stack on this CPU/kernel: the attack cannot be blocked here\n");
-		return 0;
+	if (with != BLOCKED) {
+		printf("RESULT: attack NOT blocked in the marked program (%d)\n", with);
+		return 1;
 	}
-	printf("RESULT: attack NOT blocked with shadow stack (%d)\n", with);
-	return 1;
+	if (off != HIJACKED) {
+		printf("RESULT: unexpected, ALWAYS_OFF did not start the marked program without shadow stack (%d)\n",
+		       off);
+		return 1;
+	}
+	printf("RESULT: attack BLOCKED by the shadow stack the kernel enabled for the marked program\n");
+	return 0;
 }

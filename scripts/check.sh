@@ -39,7 +39,7 @@ for p in "${patches[@]}"; do
 	check "checkpatch --strict: $p" "$(echo "$out" | head -n 2 | tr '\n' ' ')" test -z "$out"
 
 	subj=$(sed -n 's/^Subject: \[PATCH[^]]*\] //p' "$f")
-	re='^(x86|x86/[a-z0-9_/]+|mm|mm/[a-z0-9_]+|Documentation/x86|selftests/x86|selftests/mm): [A-Z][^.]*[^. ]$'
+	re='^(x86|x86/[a-z0-9_/]+|binfmt_elf|mm|mm/[a-z0-9_]+|Documentation/x86|selftests/x86|selftests/mm): [A-Z][^.]*[^. ]$'
 	check "subject in kernel style: $p" "'$subj'" grep -Eq "$re" <<< "$subj"
 
 	# Changelog: text between the headers and the Signed-off-by/--- line.

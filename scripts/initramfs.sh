@@ -2,9 +2,10 @@
 # Pack an initramfs (uncompressed newc cpio) with busybox-static, our /init
 # and the given test programs.
 #
-#   initramfs.sh OUT.cpio [PROG[=ARGS]] ...
+#   initramfs.sh OUT.cpio [PROG[=ARGS] | @FILE] ...
 # Each PROG lands in /tests under its own name and runs in name order;
-# "=ARGS" after it gives its command line.
+# "=ARGS" after it gives its command line. Each @FILE lands in /bin and
+# does not run by itself (a helper a test program execs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -22,6 +23,12 @@ cp "$TOP/guest/init" "$stage/init"
 chmod 755 "$stage/init"
 
 for spec in "$@"; do
+	if [ "${spec#@}" != "$spec" ]; then
+		[ -f "${spec#@}" ] || die "helper program ${spec#@} does not exist"
+		cp "${spec#@}" "$stage/bin/"
+		chmod 755 "$stage/bin/$(basename "${spec#@}")"
+		continue
+	fi
 	prog=${spec%%=*}
 	[ -f "$prog" ] || die "test program $prog does not exist"
 	name=$(basename "$prog")

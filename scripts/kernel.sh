@@ -20,6 +20,12 @@ need_file /usr/include/openssl/ssl.h libssl-dev
 
 obj=$BUILD/kernel-$variant
 mkdir -p "$obj"
+# One build at a time per object directory: two would corrupt it.
+exec 9>"$obj/.cet-lts.lock"
+if ! flock -n 9; then
+	log "kernel[$variant]: another build is using $obj, waiting for it"
+	flock 9
+fi
 klog=$LOGS/kernel-$variant.log
 : > "$klog"
 

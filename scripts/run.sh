@@ -5,15 +5,13 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 emu=${EMU:-bochs}
+helpers=()
 if [ -z "${PROG:-}" ]; then
-	# The demo: a return-address overwrite without and with shadow stack.
+	# The demo: a return-address overwrite in an unmarked and in a
+	# marked program (guest/demo.c).
+	"$TOP/scripts/demo.sh"
 	prog=$BUILD/demo/demo
-	mkdir -p "$BUILD/demo"
-	if ! [ "$prog" -nt "$TOP/guest/demo.c" ]; then
-		need_cmd gcc build-essential
-		gcc -static -O2 -Wall -fno-stack-protector -o "$prog" "$TOP/guest/demo.c" ||
-			die "guest/demo.c does not build"
-	fi
+	helpers=("@$BUILD/demo/demo-shstk")
 else
 	prog=$PROG
 fi
@@ -24,7 +22,7 @@ fi
 cpio=$BUILD/initramfs/run.cpio
 spec=$prog
 [ -n "${ARGS:-}" ] && spec="$prog=$ARGS"
-"$TOP/scripts/initramfs.sh" "$cpio" "$spec"
+"$TOP/scripts/initramfs.sh" "$cpio" "$spec" "${helpers[@]}"
 
 name=run-$emu
 log=$LOGS/$name.serial.log
@@ -36,4 +34,10 @@ sed -n "s/\r$//; /^CETLTS-BEGIN $base\$/,/^CETLTS-END $base /p" "$log" | sed '1d
 rc=$(sed -n "s/\r$//; s/^CETLTS-END $base rc=//p" "$log")
 echo "---- exit status: ${rc:-none (guest did not finish)} ----"
 [ $ok = 0 ] || exit 1
+# The demo exits 4 where the CPU or kernel has no shadow stack (QEMU):
+# it has said so, and that is not an error of make run.
+if [ -z "${PROG:-}" ] && [ "${rc:-1}" = 4 ]; then
+	echo "(no CET on $emu: the demo cannot show the block here; use EMU=bochs)"
+	exit 0
+fi
 exit "${rc:-1}"
