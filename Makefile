@@ -11,7 +11,8 @@ PROG ?=
 ARGS ?=
 EXTRA ?=
 BOOT_TIMEOUT ?= 300
-export EMU PROG ARGS BOOT_TIMEOUT
+BISECT ?= quick
+export EMU PROG ARGS BOOT_TIMEOUT BISECT
 
 .PHONY: all deps tree export kernel kernel-off emulator selftests initramfs \
 	run test check clean distclean help
