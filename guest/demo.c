@@ -149,7 +149,8 @@ static int cpu_flag(const char *flag)
 
 int main(int argc, char **argv)
 {
-	char self[4096], marked[4096];
+	char dir[4096], marked[4096];
+	const char *self = argv[0];
 	int plain, with, off = -1, cet;
 	struct utsname u;
 
@@ -157,11 +158,10 @@ int main(int argc, char **argv)
 		return run_victim();
 
 	/* demo-shstk lives next to demo, or in /bin in the guest. */
-	snprintf(self, sizeof(self), "%s", argv[0]);
-	snprintf(marked, sizeof(marked), "%s/demo-shstk", dirname(self));
+	snprintf(dir, sizeof(dir), "%s", self);
+	snprintf(marked, sizeof(marked), "%s/demo-shstk", dirname(dir));
 	if (access(marked, X_OK))
 		snprintf(marked, sizeof(marked), "/bin/demo-shstk");
-	snprintf(self, sizeof(self), "%s", argv[0]);
 
 	uname(&u);
 	cet = cpu_flag("user_shstk");

@@ -100,10 +100,14 @@ kbuild_at() {
 		"${targets[@]}" >"${args[1]}/build.log" 2>&1
 }
 
-# The kernel .c files the series changes that the test config builds
-# (their objects exist in make test's kernel).
-mapfile -t series_objs < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' ':!tools/' |
-	while read -r f; do [ -f "$BUILD/kernel-cet/${f%.c}.o" ] && echo "${f%.c}.o"; done)
+# The kernel .c files the series changes (the selftests are user space
+# programs), and those of them the test config builds (their objects
+# exist in make test's kernel).
+mapfile -t cfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' ':!tools/')
+series_objs=()
+for f in "${cfiles[@]}"; do
+	[ -f "$BUILD/kernel-cet/${f%.c}.o" ] && series_objs+=("${f%.c}.o")
+done
 [ "$bisect" = full ] || [ ${#series_objs[@]} -gt 0 ] ||
 	die "no objects of the series' files in $BUILD/kernel-cet: run make kernel first"
 
@@ -143,8 +147,6 @@ check "i386: shadow stack option unavailable" "CONFIG_X86_USER_SHADOW_STACK set 
 # 4. W=1 and sparse on the .c files the series changes: the warnings at
 #    the tip must be a subset of those at the base (compared without line
 #    numbers).  kernel-doc likewise on changed .c/.h files.
-# Kernel sources only: the selftests are user space programs.
-mapfile -t cfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' ':!tools/')
 mapfile -t dfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' '*.h' ':!tools/')
 warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
 	local c=$1 f
