@@ -14,14 +14,15 @@ BOOT_TIMEOUT ?= 300
 BISECT ?= quick
 export EMU PROG ARGS BOOT_TIMEOUT BISECT
 
-.PHONY: all deps tree export kernel kernel-off emulator selftests initramfs \
-	run test check clean distclean help
+.PHONY: all deps tree export kernel kernel-off emulator selftests mainline \
+	initramfs reference run test check clean distclean help
 
 all: test
 
 help:
 	@echo "make run | make test  (see README.md)"
-	@echo "other targets: deps tree export kernel kernel-off emulator initramfs check clean distclean"
+	@echo "other targets: deps tree export kernel kernel-off emulator selftests mainline"
+	@echo "               initramfs reference check clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -45,11 +46,23 @@ emulator: deps
 selftests: tree
 	@$(S)/selftests.sh
 
+# Mainline's test_shadow_stack from Debian's linux-source-6.12, built at
+# test time (unmodified, and a variant that does not stop at a failure).
+mainline: deps
+	@$(S)/mainline.sh
+
+# Mainline 6.12 itself, same config fragments: the reference make test
+# runs the same tests on.
+reference: deps
+	@$(S)/kernel.sh reference
+
 # The test initramfs (our selftests + EXTRA) and a bare one (no tests).
-initramfs: selftests
+initramfs: selftests mainline
 	@$(S)/demo.sh
 	@$(S)/initramfs.sh $(BUILD)/initramfs/test.cpio \
 		$$(cat $(BUILD)/selftests/list) \
+		$(BUILD)/mainline/ml_test_shadow_stack \
+		$(BUILD)/mainline/ml_test_shadow_stack_nostop \
 		$(BUILD)/demo/demo @$(BUILD)/demo/demo-shstk \
 		$(if $(EXTRA),$$(find $(EXTRA) -maxdepth 1 -type f -perm -u+x | sort))
 	@$(S)/initramfs.sh $(BUILD)/initramfs/bare.cpio
@@ -57,7 +70,7 @@ initramfs: selftests
 run: kernel emulator
 	@$(S)/run.sh
 
-test: kernel emulator initramfs
+test: kernel emulator initramfs reference
 	@$(S)/test.sh
 
 # The series' quality gates (checkpatch, form, bisect builds, i386, W=1,

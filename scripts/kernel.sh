@@ -5,13 +5,36 @@
 # fragments ask for must end up in .config as asked, or the build stops.
 #
 #   kernel.sh [VARIANT]      default: cet  (build/bzImage points at it)
+#
+# VARIANT "reference" is mainline: Debian's linux-source-6.12, unpacked in
+# build/mainline, built with the same fragments as "cet" (make reference).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 variant=${1:-cet}
-frags=("$TOP/configs/base.config" "$TOP/configs/$variant.config")
-[ -f "${frags[1]}" ] || die "no config fragment configs/$variant.config"
-[ -d "$LINUX/.git" ] || die "no build/linux tree: run 'make tree' first"
+src=$LINUX
+if [ "$variant" = reference ]; then
+	# The same fragments, less what mainline no longer has as an option
+	# (X86_FEATURE_NAMES: always on since 6.8).
+	mkdir -p "$BUILD/kernel-reference"
+	grep -v '^CONFIG_X86_FEATURE_NAMES=' "$TOP/configs/base.config" \
+		> "$BUILD/kernel-reference/base.config"
+	frags=("$BUILD/kernel-reference/base.config" "$TOP/configs/cet.config")
+	tarball=/usr/src/linux-source-6.12.tar.xz
+	need_file "$tarball" linux-source-6.12
+	src=$BUILD/mainline/linux-source-6.12
+	if ! [ -f "$src/.cet-lts-unpacked" ] || [ "$tarball" -nt "$src/.cet-lts-unpacked" ]; then
+		log "kernel[reference]: unpacking $tarball"
+		rm -rf "$src"; mkdir -p "$BUILD/mainline"
+		tar -xJf "$tarball" -C "$BUILD/mainline" ||
+			die "cannot unpack $tarball"
+		touch "$src/.cet-lts-unpacked"
+	fi
+else
+	frags=("$TOP/configs/base.config" "$TOP/configs/$variant.config")
+	[ -f "${frags[1]}" ] || die "no config fragment configs/$variant.config"
+	[ -d "$LINUX/.git" ] || die "no build/linux tree: run 'make tree' first"
+fi
 for t in gcc:build-essential make:make flex:flex bison:bison bc:bc; do
 	need_cmd "${t%%:*}" "${t#*:}"
 done
@@ -29,12 +52,12 @@ fi
 klog=$LOGS/kernel-$variant.log
 : > "$klog"
 
-kmake=(make -C "$LINUX" O="$obj" -j"$(nproc)" "${KMAKE_ARGS[@]}")
+kmake=(make -C "$src" O="$obj" -j"$(nproc)" "${KMAKE_ARGS[@]}")
 command -v ccache >/dev/null 2>&1 ||
 	echo "warning: ccache not found (package ccache): building without cache" >&2
 
 log "kernel[$variant]: configuring (tinyconfig + ${frags[*]##*/})"
-kconfig_merge "$LINUX" "$obj" x86 "${frags[@]}" >>"$klog" 2>&1 ||
+kconfig_merge "$src" "$obj" x86 "${frags[@]}" >>"$klog" 2>&1 ||
 	{ tail -n 30 "$klog" >&2; die "configuring $variant failed (log: $klog)"; }
 
 # Fail loudly when Kconfig dropped or changed something we asked for.

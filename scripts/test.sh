@@ -30,27 +30,34 @@ clean_log() {
 	fi
 }
 
-# boot_and_check NAME EMU INITRD CMDLINE: boot, then the checks every boot
-# gets.  Returns 1 when the guest did not finish, so the caller skips the
-# checks that need its output (they are failed here, not skipped).
+# guest_results NAME LOG [CET]: the tests' results in a serial log, as
+# result lines (CET=1: the boot offers shadow stacks, see ktap.awk).
+guest_results() {
+	awk -v boot="$1" -v cet="${3:-0}" -v xfail="$TOP/configs/mainline-xfail" \
+		-f "$TOP/scripts/ktap.awk" "$2"
+}
+
+# boot_and_check NAME EMU INITRD CMDLINE [CET]: boot, then the checks
+# every boot gets.  Returns 1 when the guest did not finish, so the caller
+# skips the checks that need its output (they are failed here, not skipped).
 boot_and_check() {
-	local name=$1 emu=$2 initrd=$3 cmdline=$4 log=$LOGS/$1.serial.log
+	local name=$1 emu=$2 initrd=$3 cmdline=$4 cet=${5:-0} log=$LOGS/$1.serial.log
 	if ! "$TOP/scripts/boot.sh" "$emu" "$name" "$kernel" "$initrd" $cmdline; then
 		result "not ok" "$name: boot" "did not finish, see $log"
-		awk -v boot="$name" -f "$TOP/scripts/ktap.awk" "$log" >> "$results"
+		guest_results "$name" "$log" "$cet" >> "$results"
 		return 1
 	fi
 	result ok "$name: boot"
 	check "$name: no WARN/BUG/Oops in the kernel log" \
 		"$(splats "$log" | head -n1 | tr -d '\r'), see $log" clean_log "$log"
-	awk -v boot="$name" -f "$TOP/scripts/ktap.awk" "$log" >> "$results"
+	guest_results "$name" "$log" "$cet" >> "$results"
 }
 
 xsave_cet='Supporting XSAVE feature 0x800'
 
 # 1. Bochs, CET CPU: the hardware and the kernel both report shadow stack.
 b=bochs-cet log=$LOGS/$b.serial.log
-if boot_and_check $b bochs "$tests_cpio" ""; then
+if boot_and_check $b bochs "$tests_cpio" "" 1; then
 	check "$b: cpuinfo has shstk" "$(cet_flags "$log")" has_flag "$log" shstk
 	check "$b: cpuinfo has user_shstk" "$(cet_flags "$log")" has_flag "$log" user_shstk
 	check "$b: XSAVES manages the CET user state" "no '$xsave_cet' in $log" \
@@ -95,8 +102,38 @@ else
 		"$(tail -n 1 "$LOGS/kernel-cet-off.out"), see $LOGS/kernel-cet-off.log"
 fi
 
+# 6. Mainline 6.12 (make reference) on the same CPU with the same tests:
+# the yardstick for mainline's selftest.  Its results are not ours and
+# are not counted; every case it passes must pass on cet-lts too.
+ref_kernel=$BUILD/kernel-reference/arch/x86/boot/bzImage
+ref_results=$LOGS/results-reference.tsv
+: > "$ref_results"
+ref_log=$LOGS/reference.serial.log
+if [ -f "$ref_kernel" ]; then
+	if "$TOP/scripts/boot.sh" bochs reference "$ref_kernel" "$tests_cpio"; then
+		guest_results reference "$ref_log" 1 > "$ref_results"
+	else
+		echo "# reference: mainline 6.12 boot did not finish, see $ref_log"
+	fi
+fi
+compare_mainline() {
+	local why
+	[ -s "$ref_results" ] || { echo "no reference results (make reference; see $ref_log)"; return 1; }
+	why=$(awk -F'\t' '
+		FNR == 1 { file++ }
+		$2 ~ /: ml_/ { k = $2; sub(/^[^:]*: /, "", k)
+			if (file == 1) ours[k] = $1; else if ($1 == "ok") ref[k] = 1 }
+		END { for (k in ref) if (ours[k] != "ok") printf "%s; ", k }' \
+		<(grep -P '^[^\t]*\tbochs-cet: ' "$results") "$ref_results")
+	[ -z "$why" ] || { echo "mainline passes, cet-lts does not: $why"; return 1; }
+}
+check "mainline selftest: every case mainline 6.12 passes on this CPU passes on cet-lts" \
+	"$(compare_mainline)" compare_mainline
+
 # Report.
 ktap_report
+"$TOP/scripts/compare.sh" "$results" "$ref_results"
+
 echo "# boot times (s): $(tr '\n' ' ' < "$LOGS/boot-times")"
 echo "# serial logs: $LOGS"
 ktap_summary
