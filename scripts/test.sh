@@ -119,20 +119,15 @@ fi
 compare_mainline() {
 	local why
 	[ -s "$ref_results" ] || { echo "no reference results (make reference; see $ref_log)"; return 1; }
-	why=$(awk -F'\t' '
-		FNR == 1 { file++ }
-		$2 ~ /: ml_/ { k = $2; sub(/^[^:]*: /, "", k)
-			if (file == 1) ours[k] = $1; else if ($1 == "ok") ref[k] = 1 }
-		END { for (k in ref) if (ours[k] != "ok") printf "%s; ", k }' \
-		<(grep -P '^[^\t]*\tbochs-cet: ' "$results") "$ref_results")
-	[ -z "$why" ] || { echo "mainline passes, cet-lts does not: $why"; return 1; }
+	why=$("$TOP/scripts/compare.sh" missing "$results" "$ref_results") ||
+		{ echo "mainline passes, cet-lts does not: $why"; return 1; }
 }
 check "mainline selftest: every case mainline 6.12 passes on this CPU passes on cet-lts" \
 	"$(compare_mainline)" compare_mainline
 
 # Report.
 ktap_report
-"$TOP/scripts/compare.sh" "$results" "$ref_results"
+"$TOP/scripts/compare.sh" table "$results" "$ref_results"
 
 echo "# boot times (s): $(tr '\n' ' ' < "$LOGS/boot-times")"
 echo "# serial logs: $LOGS"
