@@ -12,17 +12,22 @@ ARGS ?=
 EXTRA ?=
 BOOT_TIMEOUT ?= 300
 BISECT ?= quick
-export EMU PROG ARGS BOOT_TIMEOUT BISECT
+# make test CONFIG=debug: the whole suite on the debug kernel.
+CONFIG ?= cet
+SEED ?= 1
+# make stress KASAN=1: on the debug kernel with KASAN (slow, not in make test).
+KASAN ?=
+export EMU PROG ARGS BOOT_TIMEOUT BISECT CONFIG SEED KASAN
 
-.PHONY: all deps tree export kernel kernel-off emulator selftests mainline \
-	initramfs reference run test check clean distclean help
+.PHONY: all deps tree export kernel kernel-off kernel-debug kernel-kasan emulator selftests \
+	mainline initramfs reference run test stress check clean distclean help
 
 all: test
 
 help:
 	@echo "make run | make test  (see README.md)"
-	@echo "other targets: deps tree export kernel kernel-off emulator selftests mainline"
-	@echo "               initramfs reference check clean distclean"
+	@echo "other targets: deps tree export kernel kernel-off kernel-debug emulator"
+	@echo "               selftests mainline initramfs reference stress check clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -39,6 +44,15 @@ kernel: tree
 # The series with CONFIG_X86_USER_SHADOW_STACK=n (built by make check).
 kernel-off: tree
 	@$(S)/kernel.sh cet-off
+
+# The CET kernel with lockdep, DEBUG_VM, kmemleak, fault injection
+# (configs/debug.config): make stress runs on it.
+kernel-debug: tree
+	@$(S)/kernel.sh debug
+
+# The debug kernel with KASAN (make stress KASAN=1).
+kernel-kasan: tree
+	@$(S)/kernel.sh kasan
 
 emulator: deps
 	@$(S)/emulator.sh
@@ -70,8 +84,13 @@ initramfs: selftests mainline
 run: kernel emulator
 	@$(S)/run.sh
 
-test: kernel emulator initramfs reference
+test: $(if $(filter debug,$(CONFIG)),,kernel) kernel-debug emulator initramfs reference
 	@$(S)/test.sh
+
+# Storms, fault injection and the fuzzer on the debug kernel (also part of
+# make test); ends with the "stress: ..." line.
+stress: $(if $(KASAN),kernel-kasan,kernel-debug) emulator selftests
+	@$(S)/stress.sh
 
 # The series' quality gates (checkpatch, form, bisect builds, i386, W=1,
 # sparse, docs, MAINTAINERS); see scripts/check.sh.

@@ -6,6 +6,9 @@
 #
 #   kernel.sh [VARIANT]      default: cet  (build/bzImage points at it)
 #
+# VARIANT "debug" is "cet" plus configs/debug.config (make stress);
+# "kasan" is "debug" plus configs/kasan.config (make stress KASAN=1).
+#
 # VARIANT "reference" is mainline: Debian's linux-source-6.12, unpacked in
 # build/mainline, built with the same fragments as "cet" (make reference).
 set -euo pipefail
@@ -31,8 +34,15 @@ if [ "$variant" = reference ]; then
 		touch "$src/.cet-lts-unpacked"
 	fi
 else
-	frags=("$TOP/configs/base.config" "$TOP/configs/$variant.config")
-	[ -f "${frags[1]}" ] || die "no config fragment configs/$variant.config"
+	frags=("$TOP/configs/base.config")
+	# The debug kernel is the CET kernel with the checkers on top; the
+	# KASAN kernel is the debug kernel with KASAN.
+	case $variant in
+	debug) frags+=("$TOP/configs/cet.config") ;;
+	kasan) frags+=("$TOP/configs/cet.config" "$TOP/configs/debug.config") ;;
+	esac
+	frags+=("$TOP/configs/$variant.config")
+	[ -f "${frags[-1]}" ] || die "no config fragment configs/$variant.config"
 	[ -d "$LINUX/.git" ] || die "no build/linux tree: run 'make tree' first"
 fi
 for t in gcc:build-essential make:make flex:flex bison:bison bc:bc; do

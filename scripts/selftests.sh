@@ -1,29 +1,36 @@
 #!/bin/bash
-# Build the series' own selftests (listed in configs/selftests, paths in
-# build/linux) as static x86_64 programs in build/selftests, against the
-# series' UAPI headers, and write their paths to build/selftests/list.
+# Build the series' own selftests (listed in configs/selftests and
+# configs/stress, paths in build/linux) as static x86_64 programs in
+# build/selftests, against the series' UAPI headers, and write their paths
+# to build/selftests/list and build/selftests/stress-list.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 out=$BUILD/selftests
 mkdir -p "$out"
-: > "$out/list.new"
 hdr=$BUILD/kernel-cet/usr/include
-srcs=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/configs/selftests")
-if [ -n "$srcs" ]; then
-	# Sanitised UAPI headers of the patched tree, for new syscall numbers
-	# and constants that Debian 12's libc headers do not have.
-	make -s -C "$LINUX" O="$BUILD/kernel-cet" headers >"$LOGS/headers.log" 2>&1 ||
-		die "make headers failed (log: $LOGS/headers.log)"
-fi
-for src in $srcs; do
-	[ -f "$LINUX/$src" ] || die "configs/selftests names $src, which is not in build/linux"
-	name=$(basename "$src" .c)_64
-	if ! [ "$out/$name" -nt "$LINUX/$src" ] || ! [ "$out/$name" -nt "$TOP/configs/selftests" ]; then
-		gcc -static -O2 -g -Wall -pthread -isystem "$hdr" \
-			-I "$LINUX/tools/testing/selftests" -o "$out/$name" "$LINUX/$src" ||
-			die "selftest $src does not build"
-	fi
-	echo "$out/$name" >> "$out/list.new"
-done
-mv "$out/list.new" "$out/list"
+# Sanitised UAPI headers of the patched tree, for new syscall numbers and
+# constants that Debian 12's libc headers do not have.
+make -s -C "$LINUX" O="$BUILD/kernel-cet" headers >"$LOGS/headers.log" 2>&1 ||
+	die "make headers failed (log: $LOGS/headers.log)"
+
+# build_list CONFIG LIST: build the programs CONFIG names, their paths in LIST.
+build_list() {
+	local conf=$1 list=$2 src name
+	: > "$list.new"
+	for src in $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$conf"); do
+		[ -f "$LINUX/$src" ] || die "${conf#$TOP/} names $src, which is not in build/linux"
+		name=$(basename "$src" .c)_64
+		if ! [ "$out/$name" -nt "$LINUX/$src" ] || ! [ "$out/$name" -nt "$conf" ] ||
+		   ! [ "$out/$name" -nt "$LINUX/tools/testing/selftests/x86/shstk_helpers.h" ]; then
+			gcc -static -O2 -g -Wall -pthread -isystem "$hdr" \
+				-I "$LINUX/tools/testing/selftests" -o "$out/$name" "$LINUX/$src" ||
+				die "selftest $src does not build"
+		fi
+		echo "$out/$name" >> "$list.new"
+	done
+	mv "$list.new" "$list"
+}
+# The suite every boot runs, and the load tests of make stress.
+build_list "$TOP/configs/selftests" "$out/list"
+build_list "$TOP/configs/stress" "$out/stress-list"

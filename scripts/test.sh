@@ -4,10 +4,16 @@
 # one closing line "N passed, N failed, N skipped".  Exit 1 if any failed.
 #
 # Expects the kernel, emulator and initramfs to be built (make test does).
+# CONFIG=debug: every boot uses the debug kernel (configs/debug.config).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel=$BUILD/bzImage
+case ${CONFIG:-cet} in
+cet) ;;
+debug) kernel=$BUILD/kernel-debug/arch/x86/boot/bzImage ;;
+*) die "CONFIG=$CONFIG: cet (default) or debug" ;;
+esac
 tests_cpio=$BUILD/initramfs/test.cpio
 bare_cpio=$BUILD/initramfs/bare.cpio
 results=$LOGS/results.tsv
@@ -22,7 +28,7 @@ lacks_flag() { ! has_flag "$@"; }
 has_line() { grep -q -- "$2" "$1"; }
 lacks_line() { ! grep -q -- "$2" "$1"; }
 # The kernel's console output on the serial log must not show a splat.
-splats() { grep -E 'WARNING:|BUG:|Oops|Kernel panic|Call Trace:|general protection fault|UBSAN:|INFO: task .* blocked' "$1"; }
+splats() { grep -E 'WARNING:|BUG:|Oops|Kernel panic|Call Trace:|general protection fault(:|, probably)|UBSAN:|INFO: task .* blocked' "$1"; }
 clean_log() {
 	if splats "$1" >/dev/null; then
 		splats "$1" | head -n 3 | sed 's/^/# /' >> "$LOGS/splats"
@@ -54,6 +60,11 @@ boot_and_check() {
 }
 
 xsave_cet='Supporting XSAVE feature 0x800'
+
+# 7 (started first, collected last): make stress on the debug kernel.
+# Bochs uses one core; this one runs beside the boots below.
+"$TOP/scripts/stress.sh" > "$LOGS/stress.out" 2>&1 &
+stress_pid=$!
 
 # 1. Bochs, CET CPU: the hardware and the kernel both report shadow stack.
 b=bochs-cet log=$LOGS/$b.serial.log
@@ -125,9 +136,20 @@ compare_mainline() {
 check "mainline selftest: every case mainline 6.12 passes on this CPU passes on cet-lts" \
 	"$(compare_mainline)" compare_mainline
 
+# 7. make stress (started above): the suite, storms, fault injection and
+# the fuzzer on the debug kernel; its results count with the rest.
+wait "$stress_pid"
+stress_line=$(tail -n 1 "$LOGS/stress.out")
+case $stress_line in
+stress:*) cat "$LOGS/results-stress.tsv" >> "$results" ;;
+*)	result "not ok" "stress: make stress ran" "$stress_line (see $LOGS/stress.out)"
+	stress_line="stress: did not run" ;;
+esac
+
 # Report.
 ktap_report
 "$TOP/scripts/compare.sh" table "$results" "$ref_results"
+echo "# $stress_line"
 
 echo "# boot times (s): $(tr '\n' ' ' < "$LOGS/boot-times")"
 echo "# serial logs: $LOGS"

@@ -1,0 +1,74 @@
+#!/bin/bash
+# make stress: boot the debug kernel (configs/debug.config: lockdep,
+# DEBUG_VM, DEBUG_LIST, atomic-sleep checks, kmemleak, fault injection) on
+# the CET CPU with the whole suite plus the load tests (configs/stress:
+# storms, fault injection, the fuzzer), judge every test, and end with
+#
+#   stress: N threads, N forks, N fuzz calls, N injected faults, N leaks, N oops
+#
+# counted from what the guest reported, after the KTAP report.  Exit 1 on
+# any failed test, leak or oops.  The result lines stay in
+# build/logs/results-stress.tsv (make test counts them with its own).
+#
+# SEED (default 1) seeds the fuzzer; SEED=random picks one (printed).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kernel=$BUILD/kernel-debug/arch/x86/boot/bzImage
+cpio=$BUILD/initramfs/stress.cpio
+log=$LOGS/stress.serial.log
+results=$LOGS/results-stress.tsv
+: > "$results"
+seed=${SEED:-1}
+[ "$seed" = random ] && seed=$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')
+
+[ -f "$kernel" ] || die "no debug kernel $kernel: run 'make kernel-debug'"
+[ -s "$BUILD/selftests/stress-list" ] || die "no load tests: run 'make selftests'"
+
+args=()
+while read -r prog; do
+	case ${prog##*/} in
+	test_shstk_fuzz_64) args+=("$prog=seed=$seed") ;;
+	*) args+=("$prog") ;;
+	esac
+done < "$BUILD/selftests/stress-list"
+"$TOP/scripts/initramfs.sh" "$cpio" $(cat "$BUILD/selftests/list") "${args[@]}" ||
+	die "cannot pack $cpio"
+
+# Everything the debug options print when they catch something.
+splat_re='WARNING:|BUG:|Oops|Kernel panic|Call Trace:|general protection fault(:|, probably)|UBSAN:|INFO: task .* blocked|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|list_(add|del) corruption'
+
+start=$(date +%s)
+# The debug kernel is several times slower than the test kernel.
+if BOOT_TIMEOUT=${STRESS_TIMEOUT:-1800} "$TOP/scripts/boot.sh" bochs stress "$kernel" "$cpio"; then
+	result ok "stress: boot of the debug kernel"
+	done=1
+else
+	result "not ok" "stress: boot of the debug kernel" "did not finish, see $log"
+	done=0
+fi
+secs=$(( $(date +%s) - start ))
+oops=$(tr -d '\r' < "$log" | grep -Ec "$splat_re")
+if [ "$oops" = 0 ]; then
+	result ok "stress: no WARN, BUG, Oops or lockdep report from the debug kernel"
+else
+	result "not ok" "stress: no WARN, BUG, Oops or lockdep report from the debug kernel" \
+		"$(tr -d '\r' < "$log" | grep -Em1 "$splat_re"), see $log"
+fi
+# Every case can run on this kernel and CPU: a skip is a failure here.
+awk -v boot=stress -v cet=1 -f "$TOP/scripts/ktap.awk" "$log" |
+	awk -F'\t' -v OFS='\t' '$1 == "skip" { $1 = "not ok"; $3 = "skipped on the debug kernel with CET" } 1' \
+	>> "$results"
+
+# What the programs report they ran: "# STRESS <what> <count>" lines.
+count() { tr -d '\r' < "$log" | awk -v w="$1" '$1 == "#" && $2 == "STRESS" && $3 == w { n += $4 } END { print n + 0 }'; }
+leaks=$(count leaks)
+line="stress: $(count threads) threads, $(count forks) forks, $(count fuzz) fuzz calls, $(count faults) injected faults, $leaks leaks, $oops oops"
+echo "# stress: debug kernel on Bochs, $secs s, fuzzer seed $seed (log: $log)" >&2
+
+bad=0
+[ "$done" = 1 ] && [ "$leaks" = 0 ] && [ "$oops" = 0 ] || bad=1
+awk -F'\t' '$1 == "not ok" { f = 1 } END { exit f }' "$results" || bad=1
+ktap_report
+echo "$line"
+exit $bad
