@@ -11,18 +11,23 @@
 # build/logs/results-stress.tsv (make test counts them with its own).
 #
 # SEED (default 1) seeds the fuzzer; SEED=random picks one (printed).
+# KASAN=1: the debug kernel with KASAN (configs/kasan.config) instead.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel=$BUILD/kernel-debug/arch/x86/boot/bzImage
-cpio=$BUILD/initramfs/stress.cpio
-log=$LOGS/stress.serial.log
-results=$LOGS/results-stress.tsv
+variant=debug
+[ -n "${KASAN:-}" ] && variant=kasan	# make stress KASAN=1
+kernel=$BUILD/kernel-$variant/arch/x86/boot/bzImage
+name=stress
+[ "$variant" = kasan ] && name=stress-kasan
+cpio=$BUILD/initramfs/$name.cpio
+log=$LOGS/$name.serial.log
+results=$LOGS/results-$name.tsv
 : > "$results"
 seed=${SEED:-1}
 [ "$seed" = random ] && seed=$(od -An -N6 -tu8 /dev/urandom | tr -d ' ')
 
-[ -f "$kernel" ] || die "no debug kernel $kernel: run 'make kernel-debug'"
+[ -f "$kernel" ] || die "no $variant kernel $kernel: run 'make kernel-$variant'"
 [ -s "$BUILD/selftests/stress-list" ] || die "no load tests: run 'make selftests'"
 
 args=()
@@ -39,24 +44,27 @@ done < "$BUILD/selftests/stress-list"
 splat_re='WARNING:|BUG:|Oops|Kernel panic|Call Trace:|general protection fault(:|, probably)|UBSAN:|INFO: task .* blocked|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|list_(add|del) corruption'
 
 start=$(date +%s)
-# The debug kernel is several times slower than the test kernel.
-if BOOT_TIMEOUT=${STRESS_TIMEOUT:-1800} "$TOP/scripts/boot.sh" bochs stress "$kernel" "$cpio"; then
-	result ok "stress: boot of the debug kernel"
+# The debug kernel is several times slower than the test kernel, KASAN
+# four times slower again.
+timeout=${STRESS_TIMEOUT:-1800}
+[ "$variant" = kasan ] && timeout=${STRESS_TIMEOUT:-5400}
+if BOOT_TIMEOUT=$timeout "$TOP/scripts/boot.sh" bochs "$name" "$kernel" "$cpio"; then
+	result ok "$name: boot of the $variant kernel"
 	done=1
 else
-	result "not ok" "stress: boot of the debug kernel" "did not finish, see $log"
+	result "not ok" "$name: boot of the $variant kernel" "did not finish, see $log"
 	done=0
 fi
 secs=$(( $(date +%s) - start ))
 oops=$(tr -d '\r' < "$log" | grep -Ec "$splat_re")
 if [ "$oops" = 0 ]; then
-	result ok "stress: no WARN, BUG, Oops or lockdep report from the debug kernel"
+	result ok "$name: no WARN, BUG, Oops or lockdep report from the $variant kernel"
 else
-	result "not ok" "stress: no WARN, BUG, Oops or lockdep report from the debug kernel" \
+	result "not ok" "$name: no WARN, BUG, Oops or lockdep report from the $variant kernel" \
 		"$(tr -d '\r' < "$log" | grep -Em1 "$splat_re"), see $log"
 fi
 # Every case can run on this kernel and CPU: a skip is a failure here.
-awk -v boot=stress -v cet=1 -f "$TOP/scripts/ktap.awk" "$log" |
+awk -v boot="$name" -v cet=1 -f "$TOP/scripts/ktap.awk" "$log" |
 	awk -F'\t' -v OFS='\t' '$1 == "skip" { $1 = "not ok"; $3 = "skipped on the debug kernel with CET" } 1' \
 	>> "$results"
 
@@ -64,7 +72,7 @@ awk -v boot=stress -v cet=1 -f "$TOP/scripts/ktap.awk" "$log" |
 count() { tr -d '\r' < "$log" | awk -v w="$1" '$1 == "#" && $2 == "STRESS" && $3 == w { n += $4 } END { print n + 0 }'; }
 leaks=$(count leaks)
 line="stress: $(count threads) threads, $(count forks) forks, $(count fuzz) fuzz calls, $(count faults) injected faults, $leaks leaks, $oops oops"
-echo "# stress: debug kernel on Bochs, $secs s, fuzzer seed $seed (log: $log)" >&2
+echo "# stress: $variant kernel on Bochs, $secs s, fuzzer seed $seed (log: $log)" >&2
 
 bad=0
 [ "$done" = 1 ] && [ "$leaks" = 0 ] && [ "$oops" = 0 ] || bad=1
