@@ -15,19 +15,24 @@ BISECT ?= quick
 # make test CONFIG=debug: the whole suite on the debug kernel.
 CONFIG ?= cet
 SEED ?= 1
+# make bench: samples per operation (the median is reported).
+REPS ?= 11
+# make bench: boots of each kernel (the median over them is reported).
+BOOTS ?= 3
 # make stress KASAN=1: on the debug kernel with KASAN (slow, not in make test).
 KASAN ?=
-export EMU PROG ARGS BOOT_TIMEOUT BISECT CONFIG SEED KASAN
+export EMU PROG ARGS BOOT_TIMEOUT BISECT CONFIG SEED KASAN REPS BOOTS
 
 .PHONY: all deps tree export kernel kernel-off kernel-debug kernel-kasan emulator selftests \
-	mainline initramfs reference run test stress check clean distclean help
+	mainline initramfs reference run test stress bench check clean distclean help
 
 all: test
 
 help:
 	@echo "make run | make test  (see README.md)"
 	@echo "other targets: deps tree export kernel kernel-off kernel-debug emulator"
-	@echo "               selftests mainline initramfs reference stress check clean distclean"
+	@echo "               selftests mainline initramfs reference stress bench check"
+	@echo "               clean distclean"
 
 deps:
 	@$(S)/deps.sh
@@ -91,6 +96,12 @@ test: $(if $(filter debug,$(CONFIG)),,kernel) kernel-debug emulator initramfs re
 # make test); ends with the "stress: ..." line.
 stress: $(if $(KASAN),kernel-kasan,kernel-debug) emulator selftests
 	@$(S)/stress.sh
+
+# Guest TSC cycles per operation on cet-lts (shadow stack off and on),
+# cet-lts built without the option, and mainline 6.12 (off and on):
+# build/bench/results.csv, results.svg and a table (scripts/bench.sh).
+bench: kernel kernel-off reference emulator selftests
+	@$(S)/bench.sh
 
 # The series' quality gates (checkpatch, form, bisect builds, i386, W=1,
 # sparse, docs, MAINTAINERS); see scripts/check.sh.

@@ -136,6 +136,26 @@ compare_mainline() {
 check "mainline selftest: every case mainline 6.12 passes on this CPU passes on cet-lts" \
 	"$(compare_mainline)" compare_mainline
 
+# 6b. make bench still works: one boot of each kernel, one sample per
+# operation, in build/bench-smoke (real results in build/bench stay).
+# Only with the test config: the debug kernel is not what it measures.
+bench_smoke() {
+	local out=$BUILD/bench-smoke kv
+	BENCH_OUT=$out BOOTS=1 REPS=1 "$TOP/scripts/bench.sh" >"$LOGS/bench-smoke.out" 2>&1 ||
+		{ echo "$(tail -n 1 "$LOGS/bench-smoke.out"), see $LOGS/bench-smoke.out"; return 1; }
+	for kv in cet-lts,0 cet-lts,1 cet-lts-off,0 mainline,0 mainline,1; do
+		grep -q ",$kv," "$out/results.csv" ||
+			{ echo "no $kv rows in $out/results.csv"; return 1; }
+	done
+}
+if [ "${CONFIG:-cet}" != debug ]; then
+	if why=$(bench_smoke); then
+		result ok "bench: make bench runs on cet-lts, cet-lts-off and mainline"
+	else
+		result "not ok" "bench: make bench runs on cet-lts, cet-lts-off and mainline" "$why"
+	fi
+fi
+
 # 7. make stress (started above): the suite, storms, fault injection and
 # the fuzzer on the debug kernel; its results count with the rest.
 wait "$stress_pid"
