@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make bench, guest side: guest TSC cycles per operation, first in a task
- * without shadow stack, then (where the kernel and CPU have it) in the same
- * task after arch_prctl(ARCH_SHSTK_ENABLE, ARCH_SHSTK_SHSTK).
+ * make bench, guest side: guest TSC cycles per operation in a process
+ * without shadow stack, then (where the kernel and CPU have it) in one
+ * that enables it with arch_prctl(ARCH_SHSTK_ENABLE, ARCH_SHSTK_SHSTK).
+ * The program runs each of the two in a fresh image of itself.
  *
- *   bench [REPS]        (default 11)
+ *   bench [REPS]        (default 11; "bench REPS 0|1" is one mode alone)
  *
  * Each operation runs one untimed warm-up batch, then REPS timed batches
  * of a fixed number of iterations; a batch's cycles divided by its
@@ -17,8 +18,8 @@
  *
  * Built static with -fcf-protection=none: no CET marker, so no kernel
  * turns the shadow stack on at exec.  Debian 12's libc knows nothing of
- * shadow stacks, so main() enables it itself from an inline system call
- * and never returns (it exits): the frames above it are not on the
+ * shadow stacks, so mode_main() enables it itself from an inline system
+ * call and never returns (it exits): the frames above it are not on the
  * shadow stack.
  */
 #define _GNU_SOURCE
@@ -384,16 +385,77 @@ static void run_fault(void)
 		fail("shstk_fault child");
 }
 
+/*
+ * Each mode runs in a fresh image of this program (exec of
+ * /proc/self/exe), so that both start from the same process state: in
+ * one process, the second mode would fork a process the first mode's
+ * threads had grown (cached thread stacks), and fork and exec would
+ * look more expensive with shadow stack than they are.
+ */
+static int run_mode(const char *self, int shstk)
+{
+	char r[16], m[4];
+	char *argv[] = { (char *)self, r, m, NULL };
+	int status;
+	pid_t pid;
+
+	snprintf(r, sizeof(r), "%d", reps);
+	snprintf(m, sizeof(m), "%d", shstk);
+	pid = fork();
+	if (!pid) {
+		execv("/proc/self/exe", argv);
+		printf("BENCH-ERROR exec of /proc/self/exe: %s\n", strerror(errno));
+		_exit(1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || status) {
+		printf("BENCH-ERROR mode %d ended with status %#x\n", shstk, status);
+		return 1;
+	}
+	return 0;
+}
+
+/* One mode, in its own process: without (0) or with (1) shadow stack. */
+static void mode_main(int shstk)
+{
+	unsigned long features = 0;
+	long ret;
+
+	ret = map_shadow_stack(4096, 0);
+	have_map = ret > 0 && !munmap((void *)ret, 4096);
+	if (!have_map && errno != ENOSYS && errno != EOPNOTSUPP)
+		fail("map_shadow_stack");
+	if (!shstk) {
+		run_all(0);
+		exit(failed);
+	}
+
+	ret = inline_arch_prctl(ARCH_SHSTK_ENABLE, ARCH_SHSTK_SHSTK);
+	if (ret) {
+		/* The -off kernel, or a CPU without shadow stacks. */
+		printf("BENCH-SHSTK absent %s\n", strerror(-ret));
+		exit(failed);
+	}
+	syscall(SYS_arch_prctl, ARCH_SHSTK_STATUS, &features);
+	if (!(features & ARCH_SHSTK_SHSTK)) {
+		printf("BENCH-SHSTK error enabled but the status says off\n");
+		exit(1);
+	}
+	printf("BENCH-SHSTK on\n");
+	run_all(1);
+	run_fault();
+	/* Never return: the frames above this one are not on the shadow stack. */
+	exit(failed);
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_usr1 };
-	unsigned long features = 0;
 	unsigned int i;
-	long ret;
 
 	if (argc > 1)
 		reps = atoi(argv[1]);
-	if (reps < 1 || reps > MAX_REPS) {
+	if (reps < 1 || reps > MAX_REPS || (argc > 2 && strcmp(argv[2], "0") &&
+					    strcmp(argv[2], "1"))) {
 		fprintf(stderr, "usage: bench [REPS 1..%d]\n", MAX_REPS);
 		return 2;
 	}
@@ -402,38 +464,19 @@ int main(int argc, char **argv)
 		fail("sigaction");
 	if (shstk_features() & ARCH_SHSTK_SHSTK) {
 		printf("BENCH-ERROR the shadow stack is on at start (marked binary?)\n");
-		failed = 1;
+		return 1;
 	}
-	ret = map_shadow_stack(4096, 0);
-	have_map = ret > 0 && !munmap((void *)ret, 4096);
-	if (!have_map && errno != ENOSYS && errno != EOPNOTSUPP)
-		fail("map_shadow_stack");
-	printf("BENCH-CONFIG reps=%d map_shadow_stack=%s\n", reps,
-	       have_map ? "yes" : "no");
+	if (argc > 2)
+		mode_main(atoi(argv[2]));
+
+	printf("BENCH-CONFIG reps=%d\n", reps);
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		printf("BENCH-OP %s %d\n", ops[i].name, ops[i].iters);
 	printf("BENCH-OP %s %d x %d pages\n", fault_op.name, fault_op.iters,
 	       fault_op.per);
 	calibrate(1000000);
-
-	run_all(0);
-
-	ret = inline_arch_prctl(ARCH_SHSTK_ENABLE, ARCH_SHSTK_SHSTK);
-	if (ret) {
-		/* The -off kernel, or a CPU without shadow stacks. */
-		printf("BENCH-SHSTK absent %s\n", strerror(-ret));
-	} else {
-		syscall(SYS_arch_prctl, ARCH_SHSTK_STATUS, &features);
-		if (!(features & ARCH_SHSTK_SHSTK)) {
-			printf("BENCH-SHSTK error enabled but the status says off\n");
-			failed = 1;
-		} else {
-			printf("BENCH-SHSTK on\n");
-			run_all(1);
-			run_fault();
-		}
-	}
+	failed |= run_mode(argv[0], 0);
+	failed |= run_mode(argv[0], 1);
 	printf("BENCH-DONE %s\n", failed ? "error" : "ok");
-	/* Never return from main(): its caller's frame is not on the shadow stack. */
-	exit(failed);
+	return failed;
 }
