@@ -307,7 +307,7 @@ static int b_map(int iters)
 
 	while (iters--) {
 		addr = map_shadow_stack(4096, SHADOW_STACK_SET_TOKEN);
-		if (addr < 0 && addr > -4096)
+		if (addr == -1)
 			return -1;
 		if (munmap((void *)addr, 4096))
 			return -1;
@@ -329,7 +329,7 @@ static int b_fault(int iters)
 
 	while (iters--) {
 		addr = map_shadow_stack(size, 0);
-		if (addr < 0 && addr > -4096)
+		if (addr == -1)
 			return -1;
 		for (i = 0; i < FAULT_PAGES; i++) {
 			unsigned long *p = (unsigned long *)(addr + i * 4096UL);
@@ -417,7 +417,6 @@ static int run_mode(const char *self, int shstk)
 /* One mode, in its own process: without (0) or with (1) shadow stack. */
 static void mode_main(int shstk)
 {
-	unsigned long features = 0;
 	long ret;
 
 	ret = map_shadow_stack(4096, 0);
@@ -435,8 +434,7 @@ static void mode_main(int shstk)
 		printf("BENCH-SHSTK absent %s\n", strerror(-ret));
 		exit(failed);
 	}
-	syscall(SYS_arch_prctl, ARCH_SHSTK_STATUS, &features);
-	if (!(features & ARCH_SHSTK_SHSTK)) {
+	if (!(shstk_features() & ARCH_SHSTK_SHSTK)) {
 		printf("BENCH-SHSTK error enabled but the status says off\n");
 		exit(1);
 	}

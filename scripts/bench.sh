@@ -31,17 +31,10 @@ need_cmd gnuplot gnuplot-nox
 
 # The guest programs: unmarked, so no kernel enables the shadow stack at
 # exec; bench.c enables it itself for its second half.
-build() {
-	local dst=$1 src=$2; shift 2
-	[ "$dst" -nt "$src" ] && return 0
-	gcc -static -O2 -Wall "$@" -o "$dst.tmp" "$src" || die "${src#$TOP/} does not build"
-	mv "$dst.tmp" "$dst"
-}
-build "$out/bench" "$TOP/guest/bench.c" -pthread -fcf-protection=none -isystem "$hdr"
-build "$out/bench-exit" "$TOP/guest/bench-exit.S" -nostdlib
+build_static "$out/bench" "$TOP/guest/bench.c" -pthread -fcf-protection=none -isystem "$hdr"
+build_static "$out/bench-exit" "$TOP/guest/bench-exit.S" -nostdlib
 for p in bench bench-exit; do
-	! readelf -n "$out/$p" | grep -q 'x86 feature:.*SHSTK' ||
-		die "$out/$p carries a SHSTK marker; it must not"
+	! shstk_marked "$out/$p" || die "$out/$p carries a SHSTK marker; it must not"
 done
 "$TOP/scripts/initramfs.sh" "$BUILD/initramfs/$tag.cpio" \
 	"$out/bench=$reps" "@$out/bench-exit"
@@ -59,7 +52,7 @@ check_run() {
 		echo "bench[$name]: the benchmark failed (log: $log)" >&2
 		return 1
 	fi
-	if grep -Eq 'WARNING:|BUG:|Oops|Call Trace:|general protection fault' "$log"; then
+	if grep -Eq "$SPLAT_RE" "$log"; then
 		echo "bench[$name]: kernel splat in $log" >&2
 		return 1
 	fi

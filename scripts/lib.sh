@@ -31,6 +31,23 @@ series_id() {
 		sha256sum | cut -d' ' -f1
 }
 
+# What a kernel prints on the console when something went wrong (warning,
+# bug, oops, panic, sanitizer, hung task); no boot's log may match.
+SPLAT_RE='WARNING:|BUG:|Oops|Kernel panic|Call Trace:|general protection fault(:|, probably)|UBSAN:|INFO: task .* blocked'
+
+# build_static DST SRC [GCC-FLAG...]: a static guest program (the guest
+# has no C library), rebuilt only when SRC is newer than DST.
+build_static() {
+	local dst=$1 src=$2; shift 2
+	[ "$dst" -nt "$src" ] && return 0
+	gcc -static -O2 -Wall "$@" -o "$dst.tmp" "$src" ||
+		die "${src#$TOP/} does not build (${dst##*/})"
+	mv "$dst.tmp" "$dst"
+}
+
+# shstk_marked FILE: does the ELF file's property note ask for shadow stack?
+shstk_marked() { readelf -n "$1" | grep -q 'x86 feature:.*SHSTK'; }
+
 # Results of a run: one "STATUS<TAB>NAME<TAB>DETAIL" line each in the file
 # $results, STATUS being ok, "not ok" or skip.
 result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$results"; }

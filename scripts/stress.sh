@@ -40,8 +40,9 @@ done < "$BUILD/selftests/stress-list"
 "$TOP/scripts/initramfs.sh" "$cpio" $(cat "$BUILD/selftests/list") "${args[@]}" ||
 	die "cannot pack $cpio"
 
-# Everything the debug options print when they catch something.
-splat_re='WARNING:|BUG:|Oops|Kernel panic|Call Trace:|general protection fault(:|, probably)|UBSAN:|INFO: task .* blocked|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|list_(add|del) corruption'
+# Everything the debug options print when they catch something: the
+# usual splats, lockdep's reports and DEBUG_LIST's.
+splat_re="$SPLAT_RE"'|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|list_(add|del) corruption'
 
 start=$(date +%s)
 # The debug kernel is several times slower than the test kernel, KASAN

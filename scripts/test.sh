@@ -28,7 +28,7 @@ lacks_flag() { ! has_flag "$@"; }
 has_line() { grep -q -- "$2" "$1"; }
 lacks_line() { ! grep -q -- "$2" "$1"; }
 # The kernel's console output on the serial log must not show a splat.
-splats() { grep -E 'WARNING:|BUG:|Oops|Kernel panic|Call Trace:|general protection fault(:|, probably)|UBSAN:|INFO: task .* blocked' "$1"; }
+splats() { grep -E "$SPLAT_RE" "$1"; }
 clean_log() {
 	if splats "$1" >/dev/null; then
 		splats "$1" | head -n 3 | sed 's/^/# /' >> "$LOGS/splats"
