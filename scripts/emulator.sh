@@ -18,9 +18,12 @@ conf=(--prefix="$prefix" --with-nogui --enable-x86-64 --enable-cpu-level=6
       --enable-all-optimizations --enable-cet --enable-avx --enable-evex
       --enable-pci --enable-a20-pin --enable-fpu --disable-debugger
       --disable-plugins --disable-docbook --enable-usb=no --disable-show-ips)
+# Changes made to the source (see below); part of the stamp, so that a
+# cached build without them is rebuilt.
+fixes="fix:legacy-bitmap-cpl"
 stamp=$prefix/.cet-lts-configure
 if [ -x "$bin" ] && "$bin" --help 2>&1 | grep -q 'Bochs x86 Emulator 3\.' &&
-   [ "$(cat "$stamp" 2>/dev/null)" = "${conf[*]}" ]; then
+   [ "$(cat "$stamp" 2>/dev/null)" = "${conf[*]} $fixes" ]; then
 	exit 0
 fi
 
@@ -69,6 +72,17 @@ have=$(sha256sum "$orig" | cut -d' ' -f1)
 tar -C "$work" -xf "$orig"
 src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'bochs-*' | head -n1)
 [ -n "$src" ] || die "bochs tarball has no bochs-* directory"
+
+# fix:legacy-bitmap-cpl: IBT's legacy code bitmap is read with the
+# privilege of the code that branches (user memory, for user code); Bochs
+# 3.0 reads it as a supervisor access at any CPL, which SMAP faults when
+# user code branches into a page the bitmap must be consulted for.
+cet=$src/cpu/cet.cc
+old='Bit8u bitmap = system_read_byte(bitmap_addr);'
+new='Bit8u bitmap = read_linear_byte(BX_SEG_REG_DS, bitmap_addr);'
+grep -qF "$old" "$cet" || die "emulator: $cet has changed: cannot apply fix:legacy-bitmap-cpl"
+sed -i "s/$old/$new/" "$cet"
+grep -qF "$new" "$cet" || die "emulator: fix:legacy-bitmap-cpl did not apply to $cet"
 log "emulator: building $(basename "$src") (about 90 s)"
 (
 	cd "$src"
@@ -78,5 +92,5 @@ log "emulator: building $(basename "$src") (about 90 s)"
 ) >"$work/build.log" 2>&1 || die "bochs build failed (see $work/build.log)"
 "$bin" --help 2>&1 | grep -q 'Bochs x86 Emulator 3\.' ||
 	die "built bochs is not version 3.x"
-echo "${conf[*]}" > "$stamp"
+echo "${conf[*]} $fixes" > "$stamp"
 log "emulator: $bin ready"

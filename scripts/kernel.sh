@@ -18,11 +18,13 @@ variant=${1:-cet}
 src=$LINUX
 if [ "$variant" = reference ]; then
 	# The same fragments, less what mainline no longer has as an option
-	# (X86_FEATURE_NAMES: always on since 6.8).
+	# (X86_FEATURE_NAMES: always on since 6.8) or never had (user IBT).
 	mkdir -p "$BUILD/kernel-reference"
 	grep -v '^CONFIG_X86_FEATURE_NAMES=' "$TOP/configs/base.config" \
 		> "$BUILD/kernel-reference/base.config"
-	frags=("$BUILD/kernel-reference/base.config" "$TOP/configs/cet.config")
+	grep -v '^CONFIG_X86_USER_IBT=' "$TOP/configs/cet.config" \
+		> "$BUILD/kernel-reference/cet.config"
+	frags=("$BUILD/kernel-reference/base.config" "$BUILD/kernel-reference/cet.config")
 	tarball=/usr/src/linux-source-6.12.tar.xz
 	need_file "$tarball" linux-source-6.12
 	src=$BUILD/mainline/linux-source-6.12

@@ -71,6 +71,8 @@ b=bochs-cet log=$LOGS/$b.serial.log
 if boot_and_check $b bochs "$tests_cpio" "" 1; then
 	check "$b: cpuinfo has shstk" "$(cet_flags "$log")" has_flag "$log" shstk
 	check "$b: cpuinfo has user_shstk" "$(cet_flags "$log")" has_flag "$log" user_shstk
+	check "$b: cpuinfo has ibt" "$(cet_flags "$log")" has_flag "$log" ibt
+	check "$b: cpuinfo has user_ibt" "$(cet_flags "$log")" has_flag "$log" user_ibt
 	check "$b: XSAVES manages the CET user state" "no '$xsave_cet' in $log" \
 		has_line "$log" "$xsave_cet"
 	check "$b: CET user XSAVE component is 16 bytes" \
@@ -87,13 +89,24 @@ b=bochs-noshstk log=$LOGS/$b.serial.log
 if boot_and_check $b bochs "$tests_cpio" "noshstk cet_exec=always_off"; then
 	check "$b: cpuinfo has shstk" "$(cet_flags "$log")" has_flag "$log" shstk
 	check "$b: cpuinfo lacks user_shstk" "$(cet_flags "$log")" lacks_flag "$log" user_shstk
+	check "$b: cpuinfo lacks user_ibt (needs user_shstk)" "$(cet_flags "$log")" lacks_flag "$log" user_ibt
 	check "$b: no CET user XSAVE state" "'$xsave_cet' in $log" lacks_line "$log" "$xsave_cet"
+fi
+
+# 2b. Bochs with "nouseribt": shadow stacks stay, user IBT goes; the
+# selftests run: shadow stack ones pass, IBT enabling must be refused.
+b=bochs-nouseribt log=$LOGS/$b.serial.log
+if boot_and_check $b bochs "$tests_cpio" "nouseribt" 1; then
+	check "$b: cpuinfo has ibt" "$(cet_flags "$log")" has_flag "$log" ibt
+	check "$b: cpuinfo has user_shstk" "$(cet_flags "$log")" has_flag "$log" user_shstk
+	check "$b: cpuinfo lacks user_ibt" "$(cet_flags "$log")" lacks_flag "$log" user_ibt
 fi
 
 # 3. Bochs with "clearcpuid=user_shstk": same effect through the generic switch.
 b=bochs-clearcpuid log=$LOGS/$b.serial.log
 if boot_and_check $b bochs "$bare_cpio" "clearcpuid=user_shstk"; then
 	check "$b: cpuinfo lacks user_shstk" "$(cet_flags "$log")" lacks_flag "$log" user_shstk
+	check "$b: cpuinfo lacks user_ibt" "$(cet_flags "$log")" lacks_flag "$log" user_ibt
 	check "$b: no CET user XSAVE state" "'$xsave_cet' in $log" lacks_line "$log" "$xsave_cet"
 fi
 
@@ -102,6 +115,7 @@ b=qemu-nocet log=$LOGS/$b.serial.log
 if boot_and_check $b qemu "$tests_cpio" ""; then
 	check "$b: cpuinfo lacks shstk" "$(cet_flags "$log")" lacks_flag "$log" shstk
 	check "$b: cpuinfo lacks user_shstk" "$(cet_flags "$log")" lacks_flag "$log" user_shstk
+	check "$b: cpuinfo lacks user_ibt" "$(cet_flags "$log")" lacks_flag "$log" user_ibt
 	check "$b: no CET user XSAVE state" "'$xsave_cet' in $log" lacks_line "$log" "$xsave_cet"
 fi
 
