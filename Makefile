@@ -83,7 +83,8 @@ initramfs: selftests mainline
 		$(BUILD)/mainline/ml_test_shadow_stack \
 		$(BUILD)/mainline/ml_test_shadow_stack_nostop \
 		$(BUILD)/demo/demo @$(BUILD)/demo/demo-shstk \
-		$(if $(EXTRA),$$(find $(EXTRA) -maxdepth 1 -type f -perm -u+x | sort))
+		$(if $(EXTRA),$$(find $(EXTRA) -maxdepth 1 -type f -perm -u+x | sort)) \
+		$$(sed 's/^/!/' $(BUILD)/selftests/last-list)
 	@$(S)/initramfs.sh $(BUILD)/initramfs/bare.cpio
 
 run: kernel emulator

@@ -2,10 +2,12 @@
 # Pack an initramfs (uncompressed newc cpio) with busybox-static, our /init
 # and the given test programs.
 #
-#   initramfs.sh OUT.cpio [PROG[=ARGS] | @FILE] ...
+#   initramfs.sh OUT.cpio [PROG[=ARGS] | !PROG[=ARGS] | @FILE] ...
 # Each PROG lands in /tests under its own name and runs in name order;
-# "=ARGS" after it gives its command line. Each @FILE lands in /bin and
-# does not run by itself (a helper a test program execs).
+# "=ARGS" after it gives its command line. Each !PROG lands in
+# /tests.last and runs after all of /tests (a test that can crash or
+# hang the guest). Each @FILE lands in /bin and does not run by itself
+# (a helper a test program execs).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -17,7 +19,7 @@ readelf -l /bin/busybox 2>/dev/null | grep -q INTERP &&
 out=$1; shift
 stage=$(mktemp -d "$BUILD/initramfs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
-mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests,tests.args}
+mkdir -p "$stage"/{bin,dev,proc,sys,tmp,tests,tests.last,tests.args}
 cp /bin/busybox "$stage/bin/busybox"
 cp "$TOP/guest/init" "$stage/init"
 chmod 755 "$stage/init"
@@ -29,11 +31,16 @@ for spec in "$@"; do
 		chmod 755 "$stage/bin/$(basename "${spec#@}")"
 		continue
 	fi
+	dir=tests
+	if [ "${spec#!}" != "$spec" ]; then
+		spec=${spec#!}
+		dir=tests.last
+	fi
 	prog=${spec%%=*}
 	[ -f "$prog" ] || die "test program $prog does not exist"
 	name=$(basename "$prog")
-	cp "$prog" "$stage/tests/$name"
-	chmod 755 "$stage/tests/$name"
+	cp "$prog" "$stage/$dir/$name"
+	chmod 755 "$stage/$dir/$name"
 	case $spec in *=*) printf '%s\n' "${spec#*=}" > "$stage/tests.args/$name";; esac
 done
 

@@ -1,8 +1,9 @@
 #!/bin/bash
-# Build the series' own selftests (listed in configs/selftests and
-# configs/stress, paths in build/linux) as static x86_64 programs in
-# build/selftests, against the series' UAPI headers, and write their paths
-# to build/selftests/list and build/selftests/stress-list.
+# Build the series' own selftests (listed in configs/selftests,
+# configs/selftests-last and configs/stress, paths in build/linux) as
+# static x86_64 programs in build/selftests, against the series' UAPI
+# headers, and write their paths to build/selftests/list, last-list and
+# stress-list.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -31,6 +32,8 @@ build_list() {
 	done
 	mv "$list.new" "$list"
 }
-# The suite every boot runs, and the load tests of make stress.
+# The suite every boot runs, the tests it runs after everything else
+# (they can crash or hang the guest), and the load tests of make stress.
 build_list "$TOP/configs/selftests" "$out/list"
+build_list "$TOP/configs/selftests-last" "$out/last-list"
 build_list "$TOP/configs/stress" "$out/stress-list"
