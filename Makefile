@@ -24,14 +24,16 @@ KASAN ?=
 export EMU PROG ARGS BOOT_TIMEOUT BISECT CONFIG SEED KASAN REPS BOOTS
 
 .PHONY: all deps tree export kernel kernel-off kernel-debug kernel-kasan emulator selftests \
-	mainline initramfs reference run test stress bench check clean distclean help
+	mainline initramfs reference base kselftests run test stress bench check distro-build \
+	clean distclean help
 
 all: test
 
 help:
 	@echo "make run | make test  (see README.md)"
 	@echo "other targets: deps tree export kernel kernel-off kernel-debug emulator"
-	@echo "               selftests mainline initramfs reference stress bench check"
+	@echo "               selftests mainline initramfs reference base kselftests"
+	@echo "               stress bench check distro-build"
 	@echo "               clean distclean"
 
 deps:
@@ -75,8 +77,19 @@ mainline: deps
 reference: deps
 	@$(S)/kernel.sh reference
 
-# The test initramfs (our selftests + EXTRA) and a bare one (no tests).
-initramfs: selftests mainline
+# The plain 6.1 base (no patches), same config fragments less the
+# series' options: the second reference make test runs 6.1's own
+# selftests on.
+base: tree
+	@$(S)/kernel.sh base
+
+# 6.1's own selftests (configs/kselftests), built from the base tree.
+kselftests: base
+	@$(S)/kselftests.sh
+
+# The test initramfs (our selftests + EXTRA), a bare one (no tests) and
+# the one with 6.1's own selftests.
+initramfs: selftests mainline kselftests
 	@$(S)/demo.sh
 	@$(S)/initramfs.sh $(BUILD)/initramfs/test.cpio \
 		$$(cat $(BUILD)/selftests/list) \
@@ -86,11 +99,13 @@ initramfs: selftests mainline
 		$(if $(EXTRA),$$(find $(EXTRA) -maxdepth 1 -type f -perm -u+x | sort)) \
 		$$(sed 's/^/!/' $(BUILD)/selftests/last-list)
 	@$(S)/initramfs.sh $(BUILD)/initramfs/bare.cpio
+	@$(S)/initramfs.sh $(BUILD)/initramfs/kself.cpio.xz +$(BUILD)/kselftests/list \
+		+$(BUILD)/selftests/kself-list
 
 run: kernel emulator
 	@$(S)/run.sh
 
-test: $(if $(filter debug,$(CONFIG)),,kernel) kernel-debug emulator initramfs reference
+test: $(if $(filter debug,$(CONFIG)),,kernel) kernel-debug emulator initramfs reference base
 	@$(S)/test.sh
 
 # Storms, fault injection and the fuzzer on the debug kernel (also part of
@@ -103,6 +118,12 @@ stress: $(if $(KASAN),kernel-kasan,kernel-debug) emulator selftests
 # build/bench/results.csv, results.svg and a table (scripts/bench.sh).
 bench: kernel kernel-off reference emulator selftests
 	@$(S)/bench.sh
+
+# Debian's own 6.1 amd64 config: the plain base, the series with the
+# option on and with it off must build, and the series must add no
+# compiler warning (scripts/distro-build.sh).  Slow: not in make test.
+distro-build: deps base
+	@$(S)/distro-build.sh
 
 # The series' quality gates (checkpatch, form, bisect builds, i386, W=1,
 # sparse, docs, MAINTAINERS); see scripts/check.sh.

@@ -75,6 +75,8 @@ if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	lgit worktree add -q --detach "$wt" cet-lts-base
 fi
 not() { ! "$@"; }
+# The test kernel's configuration (scripts/kernel.sh cet).
+test_frags=("$TOP/configs/base.config" "$TOP/configs/distro.config" "$TOP/configs/cet.config")
 
 # The series tip by hash: "HEAD" inside the worktree names whatever was
 # checked out there last.
@@ -111,13 +113,28 @@ done
 [ "$bisect" = full ] || [ ${#series_objs[@]} -gt 0 ] ||
 	die "no objects of the series' files in $BUILD/kernel-cet: run make kernel first"
 
+# A build that passed is not repeated: its key is the commit's tree, the
+# depth, the files compiled, the config fragments and the compiler, and a
+# pass leaves a stamp in build/check-cache (a warm make check then skips
+# the ~20 minutes of builds for a series that did not change).
+cache=$BUILD/check-cache
+mkdir -p "$cache"
+frag_id=$(cat "${test_frags[@]}" | sha256sum | cut -c1-16)
+cc_id=$(gcc --version | head -n 1 | sha256sum | cut -c1-16)
 i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
 	t0=$(date +%s)
+	key=$(printf '%s\n' "$(git -C "$wt" rev-parse "$c^{tree}")" "$bisect" "$frag_id" "$cc_id" \
+		"${series_objs[@]}" | sha256sum | cut -c1-32)
+	if [ -f "$cache/bisect-$key" ]; then
+		echo "${patches[i-1]} cached" >> "$LOGS/check-build-times"
+		result ok "$(cat "$cache/bisect-$key") after patch $i (cached): ${patches[i-1]}"
+		continue
+	fi
 	if [ "$bisect" = full ]; then
 		what="builds"
-		kbuild_at "$c" "$obj" x86_64 "$TOP/configs/base.config" "$TOP/configs/cet.config"
+		kbuild_at "$c" "$obj" x86_64 "${test_frags[@]}"
 		rc=$?
 	else
 		objs=()
@@ -125,12 +142,13 @@ for c in "${commits[@]}"; do
 			git -C "$wt" cat-file -e "$c:${o%.o}.c" 2>/dev/null && objs+=("$o")
 		done
 		what="compiles ${#objs[@]} files"
-		kbuild_at "$c" "$obj" x86_64 "$TOP/configs/base.config" "$TOP/configs/cet.config" \
+		kbuild_at "$c" "$obj" x86_64 "${test_frags[@]}" \
 			-- "${objs[@]}"
 		rc=$?
 	fi
 	secs=$(( $(date +%s) - t0 ))
 	echo "${patches[i-1]} ${secs}s" >> "$LOGS/check-build-times"
+	[ "$rc" = 0 ] && echo "$what" > "$cache/bisect-$key"
 	check "$what after patch $i (${secs} s): ${patches[i-1]}" \
 		"$(grep -m1 -E 'error|Error' "$obj/build.log"), see $obj/build.log" test "$rc" = 0
 done
@@ -152,7 +170,7 @@ warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
 	local c=$1 f
 	# Configure for this commit: the base tree does not know the option,
 	# and its .config would otherwise build the tip with the option off.
-	configure_at "$c" "$obj" x86_64 "$TOP/configs/base.config" "$TOP/configs/cet.config"
+	configure_at "$c" "$obj" x86_64 "${test_frags[@]}"
 	for f in "${cfiles[@]}"; do
 		[ -f "$wt/$f" ] || continue
 		rm -f "$obj/${f%.c}.o"
@@ -162,9 +180,20 @@ warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
 		[ -f "$wt/$f" ] && (cd "$wt" && ./scripts/kernel-doc -none "$f" 2>&1)
 	done | sed -E 's/:[0-9]+:/:/' | sort -u | sed 's/^/kernel-doc: /'
 }
-if command -v sparse >/dev/null; then
+# Cached like the bisect builds, by both trees, fragments, compiler and sparse.
+wkey=$(printf '%s\n' "$(lgit rev-parse "cet-lts-base^{tree}" "$tip^{tree}")" "$frag_id" "$cc_id" \
+	"$(sparse --version 2>&1)" | sha256sum | cut -c1-32)
+if command -v sparse >/dev/null && [ -f "$cache/warnings-$wkey.base" ] && [ -f "$cache/warnings-$wkey.tip" ]; then
+	cp "$cache/warnings-$wkey.base" "$LOGS/check-warnings.base"
+	cp "$cache/warnings-$wkey.tip" "$LOGS/check-warnings.tip"
+	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
+	check "W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files, cached)" \
+		"$(echo "$new" | head -n 2 | tr '\n' ' ')" test -z "$new"
+elif command -v sparse >/dev/null; then
 	warnings_at cet-lts-base > "$LOGS/check-warnings.base"
 	warnings_at "$tip" > "$LOGS/check-warnings.tip"
+	cp "$LOGS/check-warnings.base" "$cache/warnings-$wkey.base"
+	cp "$LOGS/check-warnings.tip" "$cache/warnings-$wkey.tip"
 	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
 	check "W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files)" \
 		"$(echo "$new" | head -n 2 | tr '\n' ' ')" test -z "$new"

@@ -38,7 +38,7 @@ while read -r prog; do
 	esac
 done < "$BUILD/selftests/stress-list"
 "$TOP/scripts/initramfs.sh" "$cpio" $(cat "$BUILD/selftests/list") "${args[@]}" \
-	$(sed 's/^/!/' "$BUILD/selftests/last-list") ||
+	+"$BUILD/selftests/kself-list" $(sed 's/^/!/' "$BUILD/selftests/last-list") ||
 	die "cannot pack $cpio"
 
 # Everything the debug options print when they catch something: the
@@ -53,8 +53,9 @@ timeout=${STRESS_TIMEOUT:-1800}
 # cet_exec=always_off: the debug boot also covers the exec policy that
 # keeps every CET feature off (the CET boots of make test use the
 # default); the tests check what the boot policy gives.
+# cetlts.blockfs: the block device file system test_shstk_integrity uses.
 if BOOT_TIMEOUT=$timeout "$TOP/scripts/boot.sh" bochs "$name" "$kernel" "$cpio" \
-	cet_exec=always_off; then
+	cet_exec=always_off cetlts.blockfs; then
 	result ok "$name: boot of the $variant kernel"
 	done=1
 else
