@@ -28,8 +28,9 @@ BEGIN {
 			if (line ~ /^CETLTS-BEGIN /) {
 				split(line, w, " "); prog = w[2]; st[col, prog] = "CRASH"; nf[col, prog] = 0
 				if (!(prog in seen)) { seen[prog] = 1; order[++np] = prog }
-			} else if (line ~ /^CETLTS-END / && prog != "") {
-				split(line, w, " "); rc = w[3]; sub(/^rc=/, "", rc)
+			} else if (prog != "" && match(line, /CETLTS-END [^ ]+ rc=[0-9]+/)) {
+				# Also after output that did not end its line.
+				split(substr(line, RSTART, RLENGTH), w, " "); rc = w[3]; sub(/^rc=/, "", rc)
 				st[col, prog] = outcome(rc + 0); prog = ""
 			} else if (prog != "" && line ~ /\[FAIL\]|^not ok [0-9]/) {
 				nf[col, prog]++

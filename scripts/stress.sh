@@ -63,12 +63,12 @@ else
 	done=0
 fi
 secs=$(( $(date +%s) - start ))
-oops=$(tr -d '\r' < "$log" | grep -Ec "$splat_re")
+oops=$(splat_lines "$log" "$splat_re" | wc -l)
 if [ "$oops" = 0 ]; then
 	result ok "$name: no WARN, BUG, Oops or lockdep report from the $variant kernel"
 else
 	result "not ok" "$name: no WARN, BUG, Oops or lockdep report from the $variant kernel" \
-		"$(tr -d '\r' < "$log" | grep -Em1 "$splat_re"), see $log"
+		"$(splat_lines "$log" "$splat_re" | head -n 1), see $log"
 fi
 # Every case can run on this kernel and CPU: a skip is a failure here.
 awk -v boot="$name" -v cet=1 -f "$TOP/scripts/ktap.awk" "$log" |
