@@ -6,7 +6,8 @@
 #
 #   kernel.sh [VARIANT]      default: cet  (build/bzImage points at it)
 #
-# VARIANT "debug" is "cet" plus configs/debug.config (make stress);
+# VARIANT "debug" is "cet" plus configs/debug.config (make stress, make
+# release-check);
 # "kasan" is "debug" plus configs/kasan.config (make stress KASAN=1).
 #
 # VARIANT "reference" is mainline: Debian's linux-source-6.12, unpacked in

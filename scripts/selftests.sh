@@ -3,8 +3,8 @@
 # configs/selftests-last, configs/stress and configs/selftests-kself,
 # paths in build/linux) as
 # static x86_64 programs in build/selftests, against the series' UAPI
-# headers, and write their paths to build/selftests/list, last-list,
-# stress-list and kself-list.
+# headers, and write their initramfs specs to build/selftests/list,
+# last-list, stress-list and kself-list.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,10 +16,11 @@ hdr=$BUILD/kernel-cet/usr/include
 make -s -C "$LINUX" O="$BUILD/kernel-cet" headers >"$LOGS/headers.log" 2>&1 ||
 	die "make headers failed (log: $LOGS/headers.log)"
 
-# build_list CONFIG LIST: build the programs CONFIG names ("PATH [ARGS]"
-# lines), their initramfs specs (BINARY or BINARY=ARGS) in LIST.
+# build_list CONFIG LIST [MARK]: build the programs CONFIG names ("PATH
+# [ARGS]" lines), their initramfs specs (MARK BINARY or BINARY=ARGS, see
+# initramfs.sh: "!" runs a program after all others) in LIST.
 build_list() {
-	local conf=$1 list=$2 src name args
+	local conf=$1 list=$2 mark=${3:-} src name args
 	: > "$list.new"
 	while read -r src args; do
 		[ -f "$LINUX/$src" ] || die "${conf#$TOP/} names $src, which is not in build/linux"
@@ -30,14 +31,14 @@ build_list() {
 				-I "$LINUX/tools/testing/selftests" -o "$out/$name" "$LINUX/$src" ||
 				die "selftest $src does not build"
 		fi
-		echo "$out/$name${args:+=$args}" >> "$list.new"
+		echo "$mark$out/$name${args:+=$args}" >> "$list.new"
 	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$conf")
 	mv "$list.new" "$list"
 }
 # The suite every boot runs, the tests it runs after everything else
 # (they can crash or hang the guest), and the load tests of make stress.
 build_list "$TOP/configs/selftests" "$out/list"
-build_list "$TOP/configs/selftests-last" "$out/last-list"
+build_list "$TOP/configs/selftests-last" "$out/last-list" "!"
 build_list "$TOP/configs/stress" "$out/stress-list"
 # Series selftests that also run beside 6.1's own on the plain base.
 build_list "$TOP/configs/selftests-kself" "$out/kself-list"
