@@ -82,7 +82,8 @@ else
 fi
 # Every case can run on this kernel and CPU: a skip is a failure here.
 awk -v boot="$name" -v cet=1 -f "$TOP/scripts/ktap.awk" "$log" |
-	awk -F'\t' -v OFS='\t' '$1 == "skip" { $1 = "not ok"; $3 = "skipped on the $variant kernel with CET" } 1' \
+	awk -F'\t' -v OFS='\t' -v why="skipped on the $variant kernel with CET" \
+		'$1 == "skip" { $1 = "not ok"; $3 = why ($3 != "" ? ": " $3 : "") } 1' \
 	>> "$results"
 
 # What the programs report they ran: "# STRESS <what> <count>" lines.
