@@ -131,7 +131,7 @@ distro-build: deps base
 # The series' quality gates (checkpatch, form, option off, i386, W=1,
 # sparse, docs, MAINTAINERS; per-patch builds with BISECT=quick|full);
 # see scripts/check.sh.
-check: tree
+check: tree kernel base
 	@$(S)/check.sh
 
 # The gates too slow for CI, run before a release (README): make check

@@ -72,7 +72,9 @@ check "cover letter lists all $n patches" "missing or stale: run make export" co
 bisect=${BISECT:-none}
 case $bisect in none|quick|full) ;; *) die "BISECT=$bisect: use none, quick or full";; esac
 wt=$BUILD/bisect-src obj=$BUILD/kernel-bisect
-if ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+# The worktree serves the per-patch and i386 builds only.
+if { [ "$bisect" != none ] || [ -n "${RELEASE:-}" ]; } &&
+   ! git -C "$wt" rev-parse -q --verify HEAD >/dev/null 2>&1; then
 	rm -rf "$wt"
 	lgit worktree prune
 	lgit worktree add -q --detach "$wt" cet-lts-base
@@ -180,32 +182,39 @@ fi
 #    the tip must be a subset of those at the base (compared without line
 #    numbers).  kernel-doc likewise on changed .c/.h files.
 mapfile -t dfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' '*.h' ':!tools/')
-warnings_at() {		# warnings_at COMMIT: W=1 + sparse + kernel-doc findings
-	local c=$1 f
-	# Configure for this commit: the base tree does not know the option,
-	# and its .config would otherwise build the tip with the option off.
-	configure_at "$c" "$obj" x86_64 "${test_frags[@]}"
+# warnings_at SRC OBJDIR: W=1 + sparse + kernel-doc findings in the
+# series' files, compiled again in a kernel make test built already with
+# the same fragments (the base in build/base-src and build/kernel-base,
+# the tip in build/linux and build/kernel-cet: no configuring, no
+# preparing).  Without line numbers and the source tree's name, so that
+# the two lists compare.
+warnings_at() {
+	local src=$1 o=$2 f
 	for f in "${cfiles[@]}"; do
-		[ -f "$wt/$f" ] || continue
-		rm -f "$obj/${f%.c}.o"
-		make -C "$wt" O="$obj" W=1 C=1 "${KMAKE_ARGS[@]}" "${f%.c}.o" 2>&1
-	done | grep -E '(warning|error):' | sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort -u
+		[ -f "$src/$f" ] || continue
+		rm -f "$o/${f%.c}.o"
+		make -C "$src" O="$o" W=1 C=1 "${KMAKE_ARGS[@]}" "${f%.c}.o" 2>&1
+	done | grep -E '(warning|error):' |
+		sed -E 's#(^|[ (])\.\./(base-src|linux)/#\1#g; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' |
+		sort -u
 	for f in "${dfiles[@]}"; do
-		[ -f "$wt/$f" ] && (cd "$wt" && ./scripts/kernel-doc -none "$f" 2>&1)
+		[ -f "$src/$f" ] && (cd "$src" && ./scripts/kernel-doc -none "$f" 2>&1)
 	done | sed -E 's/:[0-9]+:/:/' | sort -u | sed 's/^/kernel-doc: /'
 }
 # Cached like the bisect builds, by both trees, fragments, compiler and sparse.
 wkey=$(printf '%s\n' "$(lgit rev-parse "cet-lts-base^{tree}" "$tip^{tree}")" "$frag_id" "$cc_id" \
-	"$(sparse --version 2>&1)" | sha256sum | cut -c1-32)
+	"$(sparse --version 2>&1)" objdirs | sha256sum | cut -c1-32)
 if command -v sparse >/dev/null && [ -f "$cache/warnings-$wkey.base" ] && [ -f "$cache/warnings-$wkey.tip" ]; then
 	cp "$cache/warnings-$wkey.base" "$LOGS/check-warnings.base"
 	cp "$cache/warnings-$wkey.tip" "$LOGS/check-warnings.tip"
 	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
 	check "W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files, cached)" \
 		"$(echo "$new" | head -n 2 | tr '\n' ' ')" test -z "$new"
+elif ! [ -f "$BUILD/kernel-base/.config" ] || ! [ -f "$BUILD/kernel-cet/.config" ]; then
+	result "not ok" "W=1, sparse and kernel-doc add no warnings" "no kernel-base or kernel-cet build: run make kernel base"
 elif command -v sparse >/dev/null; then
-	warnings_at cet-lts-base > "$LOGS/check-warnings.base"
-	warnings_at "$tip" > "$LOGS/check-warnings.tip"
+	warnings_at "$BUILD/base-src" "$BUILD/kernel-base" > "$LOGS/check-warnings.base"
+	warnings_at "$LINUX" "$BUILD/kernel-cet" > "$LOGS/check-warnings.tip"
 	cp "$LOGS/check-warnings.base" "$cache/warnings-$wkey.base"
 	cp "$LOGS/check-warnings.tip" "$cache/warnings-$wkey.tip"
 	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
@@ -214,7 +223,7 @@ elif command -v sparse >/dev/null; then
 else
 	result "not ok" "W=1, sparse and kernel-doc add no warnings" "sparse not found: install package sparse (make deps)"
 fi
-git -C "$wt" checkout -q --detach "$tip"
+if [ -d "$wt" ]; then git -C "$wt" checkout -q --detach "$tip"; fi
 
 # 5. Documentation: every .rst the series adds or changes parses cleanly.
 while read -r f; do
