@@ -11,7 +11,8 @@ PROG ?=
 ARGS ?=
 EXTRA ?=
 BOOT_TIMEOUT ?= 300
-BISECT ?= quick
+# make check: per-patch builds none (default, CI), quick or full.
+BISECT ?= none
 # make test CONFIG=debug: the whole suite on the debug kernel.
 CONFIG ?= cet
 SEED ?= 1
@@ -24,14 +25,17 @@ KASAN ?=
 export EMU PROG ARGS BOOT_TIMEOUT BISECT CONFIG SEED KASAN REPS BOOTS
 
 .PHONY: all deps tree export kernel kernel-off kernel-debug kernel-kasan emulator selftests \
-	mainline initramfs reference run test stress bench check clean distclean help
+	mainline initramfs reference base kselftests run test stress bench check release-check \
+	distro-build \
+	clean distclean help
 
 all: test
 
 help:
 	@echo "make run | make test  (see README.md)"
 	@echo "other targets: deps tree export kernel kernel-off kernel-debug emulator"
-	@echo "               selftests mainline initramfs reference stress bench check"
+	@echo "               selftests mainline initramfs reference base kselftests"
+	@echo "               stress bench check release-check distro-build"
 	@echo "               clean distclean"
 
 deps:
@@ -75,26 +79,40 @@ mainline: deps
 reference: deps
 	@$(S)/kernel.sh reference
 
-# The test initramfs (our selftests + EXTRA) and a bare one (no tests).
-initramfs: selftests mainline
+# The plain 6.1 base (no patches), same config fragments less the
+# series' options: the second reference make test runs 6.1's own
+# selftests on.
+base: tree
+	@$(S)/kernel.sh base
+
+# 6.1's own selftests (configs/kselftests), built from the base tree.
+kselftests: base
+	@$(S)/kselftests.sh
+
+# The test initramfs (our selftests + EXTRA), a bare one (no tests) and
+# the one with 6.1's own selftests.
+initramfs: selftests mainline kselftests
 	@$(S)/demo.sh
 	@$(S)/initramfs.sh $(BUILD)/initramfs/test.cpio \
-		$$(cat $(BUILD)/selftests/list) \
+		+$(BUILD)/selftests/list \
 		$(BUILD)/mainline/ml_test_shadow_stack \
 		$(BUILD)/mainline/ml_test_shadow_stack_nostop \
 		$(BUILD)/demo/demo @$(BUILD)/demo/demo-shstk \
 		$(if $(EXTRA),$$(find $(EXTRA) -maxdepth 1 -type f -perm -u+x | sort)) \
-		$$(sed 's/^/!/' $(BUILD)/selftests/last-list)
+		+$(BUILD)/selftests/last-list
 	@$(S)/initramfs.sh $(BUILD)/initramfs/bare.cpio
+	@$(S)/initramfs.sh $(BUILD)/initramfs/kself.cpio.xz +$(BUILD)/kselftests/list \
+		+$(BUILD)/selftests/kself-list
 
 run: kernel emulator
 	@$(S)/run.sh
 
-test: $(if $(filter debug,$(CONFIG)),,kernel) kernel-debug emulator initramfs reference
+test: $(if $(filter debug,$(CONFIG)),kernel-debug,kernel) emulator initramfs reference base
 	@$(S)/test.sh
 
-# Storms, fault injection and the fuzzer on the debug kernel (also part of
-# make test); ends with the "stress: ..." line.
+# Storms, fault injection, kmemleak and the fuzzer on the debug kernel
+# (lockdep, DEBUG_VM; make test runs the same on the test kernel); ends
+# with the "stress: ..." line.
 stress: $(if $(KASAN),kernel-kasan,kernel-debug) emulator selftests
 	@$(S)/stress.sh
 
@@ -104,10 +122,28 @@ stress: $(if $(KASAN),kernel-kasan,kernel-debug) emulator selftests
 bench: kernel kernel-off reference emulator selftests
 	@$(S)/bench.sh
 
-# The series' quality gates (checkpatch, form, bisect builds, i386, W=1,
-# sparse, docs, MAINTAINERS); see scripts/check.sh.
-check: tree
+# Debian's own 6.1 amd64 config: the plain base, the series with the
+# option on and with it off must build, and the series must add no
+# compiler warning (scripts/distro-build.sh).  Slow: not in make test.
+distro-build: deps base
+	@$(S)/distro-build.sh
+
+# The series' quality gates (checkpatch, form, option off, i386, W=1,
+# sparse, docs, MAINTAINERS; per-patch builds with BISECT=quick|full);
+# see scripts/check.sh.
+check: tree kernel base
 	@$(S)/check.sh
+
+# The gates too slow for CI, run before a release (README): make check
+# with a build after every patch, the stress boot on the debug kernel,
+# the i386 build, Debian's own config.  Each runs even if one before it
+# failed; the target fails if any did.
+release-check: tree kernel kernel-debug emulator selftests base
+	@rc=0; \
+	BISECT=$(if $(filter none,$(BISECT)),quick,$(BISECT)) RELEASE=1 $(S)/check.sh || rc=1; \
+	$(S)/stress.sh || rc=1; \
+	$(S)/distro-build.sh || rc=1; \
+	exit $$rc
 
 clean:
 	rm -rf $(BUILD)/boot $(BUILD)/initramfs $(BUILD)/logs $(BUILD)/selftests

@@ -52,7 +52,7 @@ check_run() {
 		echo "bench[$name]: the benchmark failed (log: $log)" >&2
 		return 1
 	fi
-	if grep -Eq "$SPLAT_RE" "$log"; then
+	if splat_lines "$log" >/dev/null; then
 		echo "bench[$name]: kernel splat in $log" >&2
 		return 1
 	fi

@@ -10,7 +10,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 emu=$1 name=$2 kernel=$3 initrd=$4; shift 4
-cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 $*"
+# numa=fake=2: two NUMA nodes (configs/distro.config has NUMA_EMU), so
+# NUMA balancing and migration between nodes run as on a 2-socket host.
+cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 numa=fake=2 $*"
 timeout=${BOOT_TIMEOUT:-300}
 serial=$LOGS/$name.serial.log
 dir=$BUILD/boot/$name

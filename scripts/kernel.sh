@@ -6,11 +6,18 @@
 #
 #   kernel.sh [VARIANT]      default: cet  (build/bzImage points at it)
 #
-# VARIANT "debug" is "cet" plus configs/debug.config (make stress);
+# VARIANT "debug" is "cet" plus configs/debug.config (make stress, make
+# release-check);
 # "kasan" is "debug" plus configs/kasan.config (make stress KASAN=1).
 #
 # VARIANT "reference" is mainline: Debian's linux-source-6.12, unpacked in
 # build/mainline, built with the same fragments as "cet" (make reference).
+# VARIANT "base" is the plain 6.1 base (build/linux at cet-lts-base, in
+# the worktree build/base-src) with the same fragments less the series'
+# own options (make base).
+#
+# Every variant starts from configs/base.config + configs/distro.config
+# (what a distribution kernel has where the series changes code).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,7 +31,8 @@ if [ "$variant" = reference ]; then
 		> "$BUILD/kernel-reference/base.config"
 	grep -v '^CONFIG_X86_USER_IBT=' "$TOP/configs/cet.config" \
 		> "$BUILD/kernel-reference/cet.config"
-	frags=("$BUILD/kernel-reference/base.config" "$BUILD/kernel-reference/cet.config")
+	frags=("$BUILD/kernel-reference/base.config" "$TOP/configs/distro.config"
+	       "$BUILD/kernel-reference/cet.config")
 	tarball=/usr/src/linux-source-6.12.tar.xz
 	need_file "$tarball" linux-source-6.12
 	src=$BUILD/mainline/linux-source-6.12
@@ -35,8 +43,25 @@ if [ "$variant" = reference ]; then
 			die "cannot unpack $tarball"
 		touch "$src/.cet-lts-unpacked"
 	fi
+elif [ "$variant" = base ]; then
+	# The same fragments, less the options the series adds.
+	mkdir -p "$BUILD/kernel-base"
+	grep -v -E '^CONFIG_X86_USER_(SHADOW_STACK|IBT)=' "$TOP/configs/cet.config" \
+		> "$BUILD/kernel-base/cet.config"
+	frags=("$TOP/configs/base.config" "$TOP/configs/distro.config"
+	       "$BUILD/kernel-base/cet.config")
+	[ -d "$LINUX/.git" ] || die "no build/linux tree: run 'make tree' first"
+	src=$BUILD/base-src
+	want=$(lgit rev-parse cet-lts-base)
+	if [ "$(git -C "$src" rev-parse -q --verify HEAD 2>/dev/null)" != "$want" ]; then
+		log "kernel[base]: checking out cet-lts-base in $src"
+		rm -rf "$src"
+		lgit worktree prune
+		lgit worktree add -q --detach "$src" cet-lts-base ||
+			die "cannot check out cet-lts-base in $src"
+	fi
 else
-	frags=("$TOP/configs/base.config")
+	frags=("$TOP/configs/base.config" "$TOP/configs/distro.config")
 	# The debug kernel is the CET kernel with the checkers on top; the
 	# KASAN kernel is the debug kernel with KASAN.
 	case $variant in
@@ -72,7 +97,8 @@ log "kernel[$variant]: configuring (tinyconfig + ${frags[*]##*/})"
 kconfig_merge "$src" "$obj" x86 "${frags[@]}" >>"$klog" 2>&1 ||
 	{ tail -n 30 "$klog" >&2; die "configuring $variant failed (log: $klog)"; }
 
-# Fail loudly when Kconfig dropped or changed something we asked for.
+# Fail loudly when Kconfig dropped or changed something we asked for
+# (a later fragment's word on an option overrides an earlier one's).
 bad=0
 while IFS= read -r line; do
 	case $line in
@@ -88,7 +114,11 @@ while IFS= read -r line; do
 			bad=1; }
 		;;
 	esac
-done < <(cat "${frags[@]}")
+done < <(cat "${frags[@]}" | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ { o = $0; sub(/=.*/, "", o) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set/ { o = $2 }
+	o != "" { if (!(o in last)) order[++n] = o; last[o] = $0; o = "" }
+	END { for (i = 1; i <= n; i++) print last[order[i]] }')
 [ $bad = 0 ] || die "kernel[$variant]: Kconfig did not take the options above (missing dependency, or a patch is missing)"
 
 log "kernel[$variant]: building (log: $klog)"

@@ -34,6 +34,16 @@ series_id() {
 # What a kernel prints on the console when something went wrong (warning,
 # bug, oops, panic, sanitizer, hung task); no boot's log may match.
 SPLAT_RE='WARNING:|BUG:|Oops|Kernel panic|Call Trace:|general protection fault(:|, probably)|UBSAN:|INFO: task .* blocked'
+# Lines that match SPLAT_RE and are not splats: plain 6.1 prints this
+# pr_warn_once() from workqueue's NUMA setup at every boot with fake NUMA
+# nodes (numa=fake=2) on one CPU (the base kernel too).
+SPLAT_OK_RE='^WARNING: workqueue cpumask: online intersect > possible intersect$'
+
+# splat_lines FILE [REGEX]: the lines of a serial log that show a splat
+# (REGEX, default SPLAT_RE), less the known harmless ones.
+splat_lines() {
+	tr -d '\r' < "$1" | grep -E "${2:-$SPLAT_RE}" | grep -vE "$SPLAT_OK_RE"
+}
 
 # build_static DST SRC [GCC-FLAG...]: a static guest program (the guest
 # has no C library), rebuilt only when SRC is newer than DST.

@@ -1,25 +1,34 @@
 #!/bin/bash
-# make stress: boot the debug kernel (configs/debug.config: lockdep,
-# DEBUG_VM, DEBUG_LIST, atomic-sleep checks, kmemleak, fault injection) on
-# the CET CPU with the whole suite plus the load tests (configs/stress:
-# storms, fault injection, the fuzzer), judge every test, and end with
+# Stress boot: boot a CET kernel on the CET CPU with the whole suite plus
+# the load tests (configs/stress: storms, fault injection, the fuzzer),
+# judge every test, and end with
 #
 #   stress: N threads, N forks, N fuzz calls, N injected faults, N leaks, N oops
 #
 # counted from what the guest reported, after the KTAP report.  Exit 1 on
 # any failed test, leak or oops.  The result lines stay in
-# build/logs/results-stress.tsv (make test counts them with its own).
+# build/logs/results-NAME.tsv (make test counts them with its own).
+#
+# STRESS_KERNEL picks the kernel:
+#   cet    the test kernel (make test): kmemleak and fault injection
+#          (base.config) switched on for this boot;
+#   debug  the debug kernel (make stress, make release-check): the same
+#          plus lockdep, DEBUG_VM, DEBUG_LIST, atomic-sleep checks
+#          (configs/debug.config), several times slower;
+#   kasan  the debug kernel with KASAN (make stress KASAN=1).
 #
 # SEED (default 1) seeds the fuzzer; SEED=random picks one (printed).
-# KASAN=1: the debug kernel with KASAN (configs/kasan.config) instead.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-variant=debug
+variant=${STRESS_KERNEL:-debug}
 [ -n "${KASAN:-}" ] && variant=kasan	# make stress KASAN=1
+case $variant in
+cet) name=stress ;;
+debug|kasan) name=stress-$variant ;;
+*) die "STRESS_KERNEL=$variant: cet, debug or kasan" ;;
+esac
 kernel=$BUILD/kernel-$variant/arch/x86/boot/bzImage
-name=stress
-[ "$variant" = kasan ] && name=stress-kasan
 cpio=$BUILD/initramfs/$name.cpio
 log=$LOGS/$name.serial.log
 results=$LOGS/results-$name.tsv
@@ -37,24 +46,26 @@ while read -r prog; do
 	*) args+=("$prog") ;;
 	esac
 done < "$BUILD/selftests/stress-list"
-"$TOP/scripts/initramfs.sh" "$cpio" $(cat "$BUILD/selftests/list") "${args[@]}" \
-	$(sed 's/^/!/' "$BUILD/selftests/last-list") ||
+"$TOP/scripts/initramfs.sh" "$cpio" +"$BUILD/selftests/list" "${args[@]}" \
+	+"$BUILD/selftests/kself-list" +"$BUILD/selftests/last-list" ||
 	die "cannot pack $cpio"
 
-# Everything the debug options print when they catch something: the
-# usual splats, lockdep's reports and DEBUG_LIST's.
+# Everything the checkers print when they catch something: the usual
+# splats, lockdep's reports and DEBUG_LIST's.
 splat_re="$SPLAT_RE"'|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|list_(add|del) corruption'
 
 start=$(date +%s)
 # The debug kernel is several times slower than the test kernel, KASAN
-# four times slower again.
+# four times slower again (the timeout is a cap, not a target).
 timeout=${STRESS_TIMEOUT:-1800}
 [ "$variant" = kasan ] && timeout=${STRESS_TIMEOUT:-5400}
-# cet_exec=always_off: the debug boot also covers the exec policy that
-# keeps every CET feature off (the CET boots of make test use the
-# default); the tests check what the boot policy gives.
+# cet_exec=always_off: the stress boot also covers the exec policy that
+# keeps every CET feature off (the other CET boots use the default); the
+# tests check what the boot policy gives.  kmemleak=on: the leak checks
+# (off by default, base.config).  cetlts.blockfs: the block device file
+# system test_shstk_integrity uses.
 if BOOT_TIMEOUT=$timeout "$TOP/scripts/boot.sh" bochs "$name" "$kernel" "$cpio" \
-	cet_exec=always_off; then
+	cet_exec=always_off kmemleak=on cetlts.blockfs; then
 	result ok "$name: boot of the $variant kernel"
 	done=1
 else
@@ -62,16 +73,17 @@ else
 	done=0
 fi
 secs=$(( $(date +%s) - start ))
-oops=$(tr -d '\r' < "$log" | grep -Ec "$splat_re")
+oops=$(splat_lines "$log" "$splat_re" | wc -l)
 if [ "$oops" = 0 ]; then
 	result ok "$name: no WARN, BUG, Oops or lockdep report from the $variant kernel"
 else
 	result "not ok" "$name: no WARN, BUG, Oops or lockdep report from the $variant kernel" \
-		"$(tr -d '\r' < "$log" | grep -Em1 "$splat_re"), see $log"
+		"$(splat_lines "$log" "$splat_re" | head -n 1), see $log"
 fi
 # Every case can run on this kernel and CPU: a skip is a failure here.
 awk -v boot="$name" -v cet=1 -f "$TOP/scripts/ktap.awk" "$log" |
-	awk -F'\t' -v OFS='\t' '$1 == "skip" { $1 = "not ok"; $3 = "skipped on the debug kernel with CET" } 1' \
+	awk -F'\t' -v OFS='\t' -v why="skipped on the $variant kernel with CET" \
+		'$1 == "skip" { $1 = "not ok"; $3 = why ($3 != "" ? ": " $3 : "") } 1' \
 	>> "$results"
 
 # What the programs report they ran: "# STRESS <what> <count>" lines.

@@ -28,7 +28,14 @@ lacks_flag() { ! has_flag "$@"; }
 has_line() { grep -q -- "$2" "$1"; }
 lacks_line() { ! grep -q -- "$2" "$1"; }
 # The kernel's console output on the serial log must not show a splat.
-splats() { grep -E "$SPLAT_RE" "$1"; }
+splats() { splat_lines "$1"; }
+# splat_kinds LOG: its splats reduced to kind, file and function, sorted
+# (to compare two kernels' logs: line numbers and paths differ).
+splat_kinds() {
+	splat_lines "$1" | grep -v '^Call Trace:' |
+		sed -E 's/^(WARNING|BUG|kernel BUG): CPU: [0-9]+ PID: [0-9]+ at [^ ]*\/([^/: ]+):[0-9]+ ([^+ ]+).*/\1 \2 \3/; s/\[ *[0-9.]+\] //' |
+		sort -u
+}
 clean_log() {
 	if splats "$1" >/dev/null; then
 		splats "$1" | head -n 3 | sed 's/^/# /' >> "$LOGS/splats"
@@ -44,27 +51,76 @@ guest_results() {
 }
 
 # boot_and_check NAME EMU INITRD CMDLINE [CET]: boot, then the checks
-# every boot gets.  Returns 1 when the guest did not finish, so the caller
+# every boot gets (CET "-": the boot's programs are judged elsewhere).  Returns 1 when the guest did not finish, so the caller
 # skips the checks that need its output (they are failed here, not skipped).
 boot_and_check() {
 	local name=$1 emu=$2 initrd=$3 cmdline=$4 cet=${5:-0} log=$LOGS/$1.serial.log
 	if ! "$TOP/scripts/boot.sh" "$emu" "$name" "$kernel" "$initrd" $cmdline; then
 		result "not ok" "$name: boot" "did not finish, see $log"
-		guest_results "$name" "$log" "$cet" >> "$results"
+		[ "$cet" = - ] || guest_results "$name" "$log" "$cet" >> "$results"
 		return 1
 	fi
 	result ok "$name: boot"
 	check "$name: no WARN/BUG/Oops in the kernel log" \
 		"$(splats "$log" | head -n1 | tr -d '\r'), see $log" clean_log "$log"
-	guest_results "$name" "$log" "$cet" >> "$results"
+	[ "$cet" = - ] || guest_results "$name" "$log" "$cet" >> "$results"
 }
 
 xsave_cet='Supporting XSAVE feature 0x800'
 
-# 7 (started first, collected last): make stress on the debug kernel.
-# Bochs uses one core; this one runs beside the boots below.
-"$TOP/scripts/stress.sh" > "$LOGS/stress.out" 2>&1 &
-stress_pid=$!
+# 6.1's own selftests on the plain 6.1 base (section 4b judges them):
+# each machine's command line and the base boot.  The base rarely
+# changes: a finished boot of the same kernel, initramfs, command line
+# and emulator is reused from build/kself-cache.
+kself_cpio=$BUILD/initramfs/kself.cpio.xz
+base_kernel=$BUILD/kernel-base/arch/x86/boot/bzImage
+kself_common="cetlts.hugepages=32 cetlts.blockfs cetlts.timeout=${KSELF_TIMEOUT:-120}"
+kself_cmdline() {
+	local skip_on
+	skip_on=$(paste -sd, "$BUILD/kselftests/skip-on-$1")
+	echo "$kself_common${skip_on:+ cetlts.skip=$skip_on}"
+}
+kself_boot() {
+	BOCHS_MEGS=1024 QEMU_MEGS=1024 BOOT_TIMEOUT=${KSELF_BOOT_TIMEOUT:-1800} \
+		"$TOP/scripts/boot.sh" "$@"
+}
+kself_base_boot() {
+	local m=$1 b=$1-kself-base emu_bin key cached
+	emu_bin=$BUILD/bochs/bin/bochs
+	[ "$m" = qemu ] && emu_bin=$(command -v qemu-system-x86_64)
+	key=$(cat "$base_kernel" "$kself_cpio" "$TOP/scripts/boot.sh" "$emu_bin" |
+		sha256sum | cut -c1-32)-$m-$(kself_cmdline "$m" | tr -c 'a-z0-9\n' _)
+	cached=$BUILD/kself-cache/$key.serial.log
+	if [ -f "$cached" ]; then
+		cp "$cached" "$LOGS/$b.serial.log"
+		log "boot[$b]: same kernel and initramfs as a finished boot: reusing its log"
+	elif kself_boot "$m" "$b" "$base_kernel" "$kself_cpio" $(kself_cmdline "$m"); then
+		mkdir -p "$BUILD/kself-cache"
+		cp "$LOGS/$b.serial.log" "$cached"
+	else
+		result "not ok" "$b: boot" "did not finish, see $LOGS/$b.serial.log"
+	fi
+}
+
+# 7 (started first, collected last): a second lane beside the boots
+# below (Bochs uses one core): the base boots of section 4b when they
+# are not cached, then the stress boot (scripts/stress.sh) on the test
+# kernel (CONFIG=debug: the debug kernel).  It writes its own results
+# files; section 4b waits for the base boots.
+kself_base_done=$LOGS/kself-base.done
+rm -f "$kself_base_done"
+(
+	results=$LOGS/results-kself-base.tsv
+	: > "$results"
+	for m in bochs qemu; do
+		kself_base_boot $m
+	done
+	touch "$kself_base_done"
+	STRESS_KERNEL=${CONFIG:-cet} "$TOP/scripts/stress.sh" > "$LOGS/stress.out" 2>&1
+) &
+lane2_pid=$!
+stress_name=stress
+[ "${CONFIG:-cet}" = debug ] && stress_name=stress-debug
 
 # 1. Bochs, CET CPU: the hardware and the kernel both report shadow stack.
 b=bochs-cet log=$LOGS/$b.serial.log
@@ -119,6 +175,36 @@ if boot_and_check $b qemu "$tests_cpio" ""; then
 	check "$b: no CET user XSAVE state" "'$xsave_cet' in $log" lacks_line "$log" "$xsave_cet"
 fi
 
+# 4b. 6.1's own selftests (configs/kselftests) on the plain 6.1 base and
+# on cet-lts, same config and initramfs, on both machines: a program that
+# passes on the base must pass on cet-lts (scripts/kself.awk).
+# The base boots run in the second lane (started above).
+kself_logs=
+for m in bochs qemu; do
+	b=$m-kself-cet-lts
+	# A splat counts unless the base showed the same one (by kind, file
+	# and function: 6.1's own WARNs under these tests, e.g. exc_debug's
+	# on Bochs).
+	if kself_boot $m $b "$kernel" "$kself_cpio" $(kself_cmdline $m); then
+		result ok "$b: boot"
+	else
+		result "not ok" "$b: boot" "did not finish, see $LOGS/$b.serial.log"
+	fi
+	kself_logs="$kself_logs $m/base=$LOGS/$m-kself-base.serial.log $m/cet-lts=$LOGS/$b.serial.log"
+done
+while [ ! -f "$kself_base_done" ] && kill -0 "$lane2_pid" 2>/dev/null; do
+	sleep 5
+done
+cat "$LOGS/results-kself-base.tsv" >> "$results"
+for m in bochs qemu; do
+	b=$m-kself-cet-lts
+	new_splats=$(comm -13 <(splat_kinds "$LOGS/$m-kself-base.serial.log") \
+		<(splat_kinds "$LOGS/$b.serial.log"))
+	check "$b: no WARN/BUG/Oops the base did not show" \
+		"$(echo "$new_splats" | head -n 1), see $LOGS/$b.serial.log" test -z "$new_splats"
+done
+awk -v logs="${kself_logs# }" -v table="$LOGS/kself-table" -f "$TOP/scripts/kself.awk" >> "$results"
+
 # 5. The series must still build with the option off.
 if "$TOP/scripts/kernel.sh" cet-off >"$LOGS/kernel-cet-off.out" 2>&1; then
 	result ok "build: series with CONFIG_X86_USER_SHADOW_STACK=n"
@@ -172,19 +258,20 @@ if [ "${CONFIG:-cet}" != debug ]; then
 	fi
 fi
 
-# 7. make stress (started above): the suite, storms, fault injection and
-# the fuzzer on the debug kernel; its results count with the rest.
-wait "$stress_pid"
+# 7. The stress boot (started above): the suite, storms, fault injection,
+# kmemleak and the fuzzer; its results count with the rest.
+wait "$lane2_pid"
 stress_line=$(tail -n 1 "$LOGS/stress.out")
 case $stress_line in
-stress:*) cat "$LOGS/results-stress.tsv" >> "$results" ;;
-*)	result "not ok" "stress: make stress ran" "$stress_line (see $LOGS/stress.out)"
+stress:*) cat "$LOGS/results-$stress_name.tsv" >> "$results" ;;
+*)	result "not ok" "stress: the stress boot ran" "$stress_line (see $LOGS/stress.out)"
 	stress_line="stress: did not run" ;;
 esac
 
 # Report.
 ktap_report
 "$TOP/scripts/compare.sh" table "$results" "$ref_results"
+cat "$LOGS/kself-table"
 echo "# $stress_line"
 
 echo "# boot times (s): $(tr '\n' ' ' < "$LOGS/boot-times")"
