@@ -195,7 +195,7 @@ warnings_at() {
 		rm -f "$o/${f%.c}.o"
 		make -C "$src" O="$o" W=1 C=1 "${KMAKE_ARGS[@]}" "${f%.c}.o" 2>&1
 	done | grep -E '(warning|error):' |
-		sed -E 's#(^|[ (])\.\./(base-src|linux)/#\1#g; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' |
+		sed -E "s#$src/##g; s#(^|[ (])\\.\\./(base-src|linux)/#\\1#g; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/" |
 		sort -u
 	for f in "${dfiles[@]}"; do
 		[ -f "$src/$f" ] && (cd "$src" && ./scripts/kernel-doc -none "$f" 2>&1)
