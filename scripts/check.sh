@@ -183,20 +183,30 @@ fi
 #    numbers).  kernel-doc likewise on changed .c/.h files.
 mapfile -t dfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' '*.h' ':!tools/')
 # warnings_at SRC OBJDIR: W=1 + sparse + kernel-doc findings in the
-# series' files, compiled again in a kernel make test built already with
-# the same fragments (the base in build/base-src and build/kernel-base,
-# the tip in build/linux and build/kernel-cet: no configuring, no
-# preparing).  Without line numbers and the source tree's name, so that
-# the two lists compare.
+# series' files, compiled again (one make -k for all of them) in a kernel
+# make test built already with the same fragments (the base in
+# build/base-src and build/kernel-base, the tip in build/linux and
+# build/kernel-cet: no configuring, no preparing).  make test's objects
+# and their .cmd files are put back afterwards, so that the next kernel
+# build does not see W=1's command lines and compile them again.  The
+# findings are printed without line numbers and the source tree's name,
+# so that the two lists compare.
 warnings_at() {
-	local src=$1 o=$2 f
+	local src=$1 o=$2 f objs=() keep
 	for f in "${cfiles[@]}"; do
-		[ -f "$src/$f" ] || continue
-		rm -f "$o/${f%.c}.o"
-		make -C "$src" O="$o" W=1 C=1 "${KMAKE_ARGS[@]}" "${f%.c}.o" 2>&1
-	done | grep -E '(warning|error):' |
+		[ -f "$src/$f" ] && objs+=("${f%.c}.o")
+	done
+	keep=$(mktemp -d)
+	for f in "${objs[@]}"; do
+		mkdir -p "$keep/${f%/*}"
+		cp -p "$o/$f" "$o/${f%/*}/.${f##*/}.cmd" "$keep/${f%/*}/" 2>/dev/null || true
+		rm -f "$o/$f"
+	done
+	make -C "$src" O="$o" -k -j"$(nproc)" -O W=1 C=1 "${KMAKE_ARGS[@]}" "${objs[@]}" 2>&1 |
+		grep -E '(warning|error):' |
 		sed -E "s#$src/##g; s#(^|[ (])\\.\\./(base-src|linux)/#\\1#g; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/" |
 		sort -u
+	cp -a "$keep/." "$o/" && rm -rf "$keep"
 	for f in "${dfiles[@]}"; do
 		[ -f "$src/$f" ] && (cd "$src" && ./scripts/kernel-doc -none "$f" 2>&1)
 	done | sed -E 's/:[0-9]+:/:/' | sort -u | sed 's/^/kernel-doc: /'
@@ -204,24 +214,25 @@ warnings_at() {
 # Cached like the bisect builds, by both trees, fragments, compiler and sparse.
 wkey=$(printf '%s\n' "$(lgit rev-parse "cet-lts-base^{tree}" "$tip^{tree}")" "$frag_id" "$cc_id" \
 	"$(sparse --version 2>&1)" objdirs | sha256sum | cut -c1-32)
-if command -v sparse >/dev/null && [ -f "$cache/warnings-$wkey.base" ] && [ -f "$cache/warnings-$wkey.tip" ]; then
+wname="W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files"
+if ! command -v sparse >/dev/null; then
+	result "not ok" "$wname)" "sparse not found: install package sparse (make deps)"
+elif [ -f "$cache/warnings-$wkey.base" ] && [ -f "$cache/warnings-$wkey.tip" ]; then
 	cp "$cache/warnings-$wkey.base" "$LOGS/check-warnings.base"
 	cp "$cache/warnings-$wkey.tip" "$LOGS/check-warnings.tip"
-	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
-	check "W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files, cached)" \
-		"$(echo "$new" | head -n 2 | tr '\n' ' ')" test -z "$new"
+	wname+=", cached"
 elif ! [ -f "$BUILD/kernel-base/.config" ] || ! [ -f "$BUILD/kernel-cet/.config" ]; then
-	result "not ok" "W=1, sparse and kernel-doc add no warnings" "no kernel-base or kernel-cet build: run make kernel base"
-elif command -v sparse >/dev/null; then
+	result "not ok" "$wname)" "no kernel-base or kernel-cet build: run make kernel base"
+	wname=
+else
 	warnings_at "$BUILD/base-src" "$BUILD/kernel-base" > "$LOGS/check-warnings.base"
 	warnings_at "$LINUX" "$BUILD/kernel-cet" > "$LOGS/check-warnings.tip"
 	cp "$LOGS/check-warnings.base" "$cache/warnings-$wkey.base"
 	cp "$LOGS/check-warnings.tip" "$cache/warnings-$wkey.tip"
+fi
+if [ -n "$wname" ] && command -v sparse >/dev/null; then
 	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
-	check "W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files)" \
-		"$(echo "$new" | head -n 2 | tr '\n' ' ')" test -z "$new"
-else
-	result "not ok" "W=1, sparse and kernel-doc add no warnings" "sparse not found: install package sparse (make deps)"
+	check "$wname)" "$(echo "$new" | head -n 2 | tr '\n' ' ')" test -z "$new"
 fi
 if [ -d "$wt" ]; then git -C "$wt" checkout -q --detach "$tip"; fi
 
