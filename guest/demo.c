@@ -5,12 +5,16 @@
  * This file is built twice: "demo" as usual, and "demo-shstk" with
  * -fcf-protection=return -Wl,-z,shstk, which marks the program in its
  * ELF property note as built for shadow stacks. Neither contains code
- * that enables a shadow stack; the kernel does it at exec for the marked
- * one.
+ * that enables a shadow stack, and the static C library they are built
+ * with never does: the kernel does it at exec for the marked one, when
+ * the exec policy says to follow the marker. By default it does not (the
+ * C library decides), so the launcher asks for it, as an administrator
+ * opting one service in would: arch_prctl(ARCH_CET_EXEC,
+ * CET_EXEC_ELF_PROPERTY) between fork() and exec.
  *
  * Run without arguments, demo is the launcher: it starts the victim
- * ("--victim") three times in a child process: unmarked, marked, and
- * marked under arch_prctl(ARCH_CET_EXEC, CET_EXEC_ALWAYS_OFF).
+ * ("--victim") three times in a child process: unmarked, marked under
+ * CET_EXEC_ELF_PROPERTY, and marked under CET_EXEC_ALWAYS_OFF.
  *
  * The victim's victim() has a bug that writes past a stack buffer into
  * its own saved return address, replacing it with the address of
@@ -36,9 +40,11 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
-#define ARCH_CET_EXEC		0x3004
+#define ARCH_CET_EXEC		0x3011
 #define ARCH_CET_SHSTK		(1ULL << 1)
+#define CET_EXEC_ELF_PROPERTY	0
 #define CET_EXEC_ALWAYS_OFF	1
+#define NO_POLICY		-1
 #define ARCH_SHSTK_STATUS	0x5005
 #define SEGV_CPERR_CODE		10
 
@@ -100,10 +106,10 @@ static int run_victim(void)
 	return RETURNED;
 }
 
-/* Exec @path --victim in a child; with @always_off, under ALWAYS_OFF. */
-static int attempt(const char *path, int always_off)
+/* Exec @path --victim in a child, under exec policy @policy if not NO_POLICY. */
+static int attempt(const char *path, int policy)
 {
-	unsigned long long policy[3] = { ARCH_CET_SHSTK, CET_EXEC_ALWAYS_OFF, 0 };
+	unsigned long long arg[3] = { ARCH_CET_SHSTK, policy, 0 };
 	char *argv[] = { (char *)path, "--victim", NULL };
 	int status;
 	pid_t pid;
@@ -111,7 +117,7 @@ static int attempt(const char *path, int always_off)
 	fflush(stdout);
 	pid = fork();
 	if (!pid) {
-		if (always_off && syscall(SYS_arch_prctl, ARCH_CET_EXEC, policy)) {
+		if (policy != NO_POLICY && syscall(SYS_arch_prctl, ARCH_CET_EXEC, arg)) {
 			printf("      arch_prctl(ARCH_CET_EXEC): %s\n", strerror(errno));
 			_exit(2);
 		}
@@ -170,12 +176,13 @@ int main(int argc, char **argv)
 	printf("cet-lts demo: a stack buffer overflow overwrites a return address\n\n");
 
 	printf("1. demo: built without CET marker\n");
-	plain = attempt(self, 0);
-	printf("2. demo-shstk: the same code, built with -fcf-protection=return -Wl,-z,shstk\n");
-	with = attempt(marked, 0);
+	plain = attempt(self, NO_POLICY);
+	printf("2. demo-shstk: the same code, built with -fcf-protection=return -Wl,-z,shstk,\n"
+	       "   started under arch_prctl(ARCH_CET_EXEC, ELF_PROPERTY)\n");
+	with = attempt(marked, cet ? CET_EXEC_ELF_PROPERTY : NO_POLICY);
 	if (cet) {
 		printf("3. demo-shstk again, under arch_prctl(ARCH_CET_EXEC, ALWAYS_OFF)\n");
-		off = attempt(marked, 1);
+		off = attempt(marked, CET_EXEC_ALWAYS_OFF);
 	}
 	printf("\n");
 
