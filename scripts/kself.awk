@@ -14,10 +14,10 @@
 # regression (not ok); both failing is reported, and a regression only
 # if cet-lts prints more failure lines than the base did.
 #
-# Some of 6.1's tests are not deterministic in a 1 GiB emulated guest
-# (khugepaged's collapse_compound_extreme needs 512 huge pages that only
-# the deferred-split shrinker can free in time; ksm_tests' unmerge races
-# with a ksmd pass in progress), and fail on either kernel now and then.
+# Some of 6.1's tests are not deterministic (ksm_tests' unmerge races
+# with a ksmd pass in progress; in a 1 GiB guest, khugepaged's
+# collapse_compound_extreme ran out of huge pages) and fail on either
+# kernel now and then.
 # So a regression found in the full boots is run again, alone, in one
 # more boot of each kernel ("M/base.confirm" and "M/cet-lts.confirm" in
 # logs, when make test made them): it counts only if the confirmation

@@ -80,8 +80,12 @@ kself_cmdline() {
 	skip_on=$(paste -sd, "$BUILD/kselftests/skip-on-$1")
 	echo "$kself_common${skip_on:+ cetlts.skip=$skip_on}"
 }
+# 2 GiB: the initramfs with 6.1's selftests takes 160 MiB of it, and
+# khugepaged's collapse_compound_extreme holds up to 512 huge pages at a
+# time; with 1 GiB it ran out now on one kernel, now on the other.
+kself_megs=2048
 kself_boot() {
-	BOCHS_MEGS=1024 QEMU_MEGS=1024 BOOT_TIMEOUT=${KSELF_BOOT_TIMEOUT:-1800} \
+	BOCHS_MEGS=$kself_megs QEMU_MEGS=$kself_megs BOOT_TIMEOUT=${KSELF_BOOT_TIMEOUT:-1800} \
 		"$TOP/scripts/boot.sh" "$@"
 }
 kself_base_boot() {
@@ -89,7 +93,7 @@ kself_base_boot() {
 	emu_bin=$BUILD/bochs/bin/bochs
 	[ "$m" = qemu ] && emu_bin=$(command -v qemu-system-x86_64)
 	key=$(cat "$base_kernel" "$kself_cpio" "$TOP/scripts/boot.sh" "$emu_bin" |
-		sha256sum | cut -c1-32)-$m-$(kself_cmdline "$m" | tr -c 'a-z0-9\n' _)
+		sha256sum | cut -c1-32)-$m-$kself_megs-$(kself_cmdline "$m" | tr -c 'a-z0-9\n' _)
 	cached=$BUILD/kself-cache/$key.serial.log
 	if [ -f "$cached" ]; then
 		cp "$cached" "$LOGS/$b.serial.log"
