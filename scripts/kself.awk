@@ -13,6 +13,16 @@
 # Judged per machine: base PASS or SKIP and cet-lts anything worse is a
 # regression (not ok); both failing is reported, and a regression only
 # if cet-lts prints more failure lines than the base did.
+#
+# Some of 6.1's tests are not deterministic (ksm_tests' unmerge races
+# with a ksmd pass in progress; in a 1 GiB guest, khugepaged's
+# collapse_compound_extreme ran out of huge pages) and fail on either
+# kernel now and then.
+# So a regression found in the full boots is run again, alone, in one
+# more boot of each kernel ("M/base.confirm" and "M/cet-lts.confirm" in
+# logs, when make test made them): it counts only if the confirmation
+# boots show it again.  Without confirmation logs every difference
+# counts.
 function outcome(rc) {
 	return rc == 0 ? "PASS" : rc == 4 ? "SKIP" : rc == 137 ? "TIMEOUT" : "FAIL"
 }
@@ -57,7 +67,17 @@ BEGIN {
 			bs = ((b, prog) in st) ? st[b, prog] : "missing"
 			cs = ((c, prog) in st) ? st[c, prog] : "missing"
 			d = bs " on base, " cs " on cet-lts"
+			bc = m "/base.confirm"; cc = m "/cet-lts.confirm"
 			if (bs == "missing") print "not ok\t" name "\t" d " (the base boot did not run it)"
+			else if (rank(bs) < 2 && rank(cs) > rank(bs) && ((cc, prog) in st)) {
+				bs2 = ((bc, prog) in st) ? st[bc, prog] : "missing"
+				cs2 = st[cc, prog]
+				d2 = d "; confirmation boots: " bs2 " on base, " cs2 " on cet-lts"
+				if (bs2 == "missing" || (rank(bs2) < 2 && rank(cs2) > rank(bs2)))
+					print "not ok\t" name "\t" d2
+				else
+					print "ok\t" name "\t" d2 " (not reproduced: not deterministic)"
+			}
 			else if (rank(bs) < 2 && rank(cs) > rank(bs)) print "not ok\t" name "\t" d
 			else if (rank(bs) == 2 && rank(cs) == 2 && nf[c, prog] > nf[b, prog])
 				print "not ok\t" name "\t" d ", " nf[c, prog] " failure lines, base " nf[b, prog]
