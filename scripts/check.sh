@@ -217,6 +217,7 @@ wkey=$(printf '%s\n' "$(lgit rev-parse "cet-lts-base^{tree}" "$tip^{tree}")" "$f
 wname="W=1, sparse and kernel-doc add no warnings (${#cfiles[@]} .c files"
 if ! command -v sparse >/dev/null; then
 	result "not ok" "$wname)" "sparse not found: install package sparse (make deps)"
+	wname=
 elif [ -f "$cache/warnings-$wkey.base" ] && [ -f "$cache/warnings-$wkey.tip" ]; then
 	cp "$cache/warnings-$wkey.base" "$LOGS/check-warnings.base"
 	cp "$cache/warnings-$wkey.tip" "$LOGS/check-warnings.tip"
@@ -230,7 +231,7 @@ else
 	cp "$LOGS/check-warnings.base" "$cache/warnings-$wkey.base"
 	cp "$LOGS/check-warnings.tip" "$cache/warnings-$wkey.tip"
 fi
-if [ -n "$wname" ] && command -v sparse >/dev/null; then
+if [ -n "$wname" ]; then
 	new=$(comm -13 "$LOGS/check-warnings.base" "$LOGS/check-warnings.tip")
 	check "$wname)" "$(echo "$new" | head -n 2 | tr '\n' ' ')" test -z "$new"
 fi
