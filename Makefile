@@ -8,6 +8,8 @@ S := $(CURDIR)/scripts
 # Knobs (see README.md)
 EMU ?= bochs
 PROG ?=
+# make run: 1 or 2 runs one of its two demos (default both).
+DEMO ?=
 ARGS ?=
 EXTRA ?=
 BOOT_TIMEOUT ?= 300
@@ -22,10 +24,10 @@ REPS ?= 11
 BOOTS ?= 3
 # make stress KASAN=1: on the debug kernel with KASAN (slow, not in make test).
 KASAN ?=
-export EMU PROG ARGS BOOT_TIMEOUT BISECT CONFIG SEED KASAN REPS BOOTS
+export EMU PROG DEMO ARGS BOOT_TIMEOUT BISECT CONFIG SEED KASAN REPS BOOTS
 
 .PHONY: all deps tree export kernel kernel-off kernel-debug kernel-kasan emulator selftests \
-	mainline initramfs reference base kselftests run test stress bench check release-check \
+	mainline initramfs reference base kselftests libc run test stress bench check release-check \
 	distro-build \
 	clean distclean help
 
@@ -34,7 +36,7 @@ all: test
 help:
 	@echo "make run | make test  (see README.md)"
 	@echo "other targets: deps tree export kernel kernel-off kernel-debug emulator"
-	@echo "               selftests mainline initramfs reference base kselftests"
+	@echo "               selftests mainline initramfs reference base kselftests libc"
 	@echo "               stress bench check release-check distro-build"
 	@echo "               clean distclean"
 
@@ -89,6 +91,11 @@ base: tree
 kselftests: base
 	@$(S)/kselftests.sh
 
+# glibc 2.41 built with CET from Debian 13's source, and a small userland
+# on it (scripts/glibc.sh, scripts/libc.sh); make test boots it.
+libc: deps
+	@$(S)/libc.sh 2.41
+
 # The test initramfs (our selftests + EXTRA), a bare one (no tests) and
 # the one with 6.1's own selftests.
 initramfs: selftests mainline kselftests
@@ -107,7 +114,7 @@ initramfs: selftests mainline kselftests
 run: kernel emulator
 	@$(S)/run.sh
 
-test: $(if $(filter debug,$(CONFIG)),kernel-debug,kernel) emulator initramfs reference base
+test: $(if $(filter debug,$(CONFIG)),kernel-debug,kernel) emulator initramfs reference base libc
 	@$(S)/test.sh
 
 # Storms, fault injection, kmemleak and the fuzzer on the debug kernel
@@ -136,13 +143,15 @@ check: tree kernel base
 
 # The gates too slow for CI, run before a release (README): make check
 # with a build after every patch, the stress boot on the debug kernel,
-# the i386 build, Debian's own config.  Each runs even if one before it
-# failed; the target fails if any did.
-release-check: tree kernel kernel-debug emulator selftests base
+# the i386 build, Debian's own config, glibc 2.36 (the ARCH_CET_* ABI)
+# on cet-lts and mainline 6.12.  Each runs even if one before it failed;
+# the target fails if any did.
+release-check: tree kernel kernel-debug emulator selftests base reference
 	@rc=0; \
 	BISECT=$(if $(filter none,$(BISECT)),quick,$(BISECT)) RELEASE=1 $(S)/check.sh || rc=1; \
 	$(S)/stress.sh || rc=1; \
 	$(S)/distro-build.sh || rc=1; \
+	$(S)/libc-test.sh 2.36 || rc=1; \
 	exit $$rc
 
 clean:

@@ -8,7 +8,8 @@ pkgs=(build-essential flex bison bc libelf-dev libssl-dev ccache cpio
       xz-utils git busybox-static qemu-system-x86 bochsbios vgabios mtools
       syslinux syslinux-common libltdl-dev linux-source-6.1
       linux-source-6.12 sparse python3-docutils gnuplot-nox
-      gcc-multilib libcap-dev libpopt-dev libnuma-dev linux-config-6.1)
+      gcc-multilib libcap-dev libpopt-dev libnuma-dev linux-config-6.1
+      dpkg-dev gawk)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||

@@ -30,6 +30,10 @@ report=()
 
 build() {	# build NAME SRC SCRIPTS-CONFIG-ARGS...
 	local name=$1 src=$2 o=$out/$1 t0; shift 2
+	# From clean: the warnings below are the whole build's (ccache
+	# replays a cached object's warnings), not only those of the files
+	# an incremental build happened to compile again.
+	rm -rf "$o"
 	mkdir -p "$o"
 	xz -dc "$deb_config" > "$o/.config"
 	"$src/scripts/config" --file "$o/.config" --set-str SYSTEM_TRUSTED_KEYS "" \
@@ -49,7 +53,7 @@ build() {	# build NAME SRC SCRIPTS-CONFIG-ARGS...
 		  die "distro-build[$name]: build failed (log: $LOGS/distro-$name.log)"; }
 	echo $(( $(date +%s) - t0 )) > "$o/build-seconds"
 	# Warnings without line numbers and without the source/object paths.
-	grep -E '(warning|Warning):' "$LOGS/distro-$name.log" |
+	{ grep -E '(warning|Warning):' "$LOGS/distro-$name.log" || true; } |
 		sed -E "s#$src/##g; s#$o/##g; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/" |
 		sort -u > "$o/warnings"
 }

@@ -32,42 +32,15 @@ need_file /usr/include/ltdl.h libltdl-dev
 
 work=$BUILD/bochs-src
 rm -rf "$work"
-mkdir -p "$work/apt/lists/partial" "$work/apt/sources.d"
-
-# The mirror comes from this machine's own apt configuration.
-mirror=$( (cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-	   awk '/^URIs:/ {print $2}';
-	   cat /etc/apt/sources.list 2>/dev/null |
-	   awk '$1 == "deb" {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; break}}'
-	   true) |
-	 grep -v -- '-security' | head -n1)
-[ -n "$mirror" ] || die "cannot find a Debian mirror in /etc/apt"
-echo "deb-src $mirror $suite main" > "$work/apt/sources.d/next.list"
-
-aptopts=(-o "Dir::Etc::SourceParts=$work/apt/sources.d"
-	 -o "Dir::Etc::SourceList=/dev/null"
-	 -o "Dir::State::Lists=$work/apt/lists"
-	 -o "APT::Sandbox::User=root")
-log "emulator: fetching bochs source from $mirror ($suite)"
-apt-get "${aptopts[@]}" update >"$work/apt.log" 2>&1 ||
-	die "apt-get update for deb-src $suite failed (see $work/apt.log)"
+apt_src_sandbox "$work" "$suite"
+log "emulator: fetching bochs source ($suite)"
 # The .dsc may be missing on the mirror; the orig tarball is what we need.
 (cd "$work" && apt-get "${aptopts[@]}" source --download-only bochs \
 	>>"$work/apt.log" 2>&1) || true
 orig=$(ls "$work"/bochs_*.orig.tar.* 2>/dev/null | head -n1 || true)
 [ -n "$orig" ] || die "no bochs orig tarball downloaded (see $work/apt.log)"
 
-# Check it against the Sources index apt just fetched.
-name=$(basename "$orig")
-want=$(for f in "$work"/apt/lists/*_Sources*; do
-	       /usr/lib/apt/apt-helper cat-file "$f"
-       done 2>/dev/null |
-       awk -v n="$name" '/^Checksums-Sha256:/ {s = 1; next}
-			 /^[^ ]/ {s = 0}
-			 s && $3 == n && !w {w = $1} END {print w}')
-have=$(sha256sum "$orig" | cut -d' ' -f1)
-[ -n "$want" ] || die "$name is not listed in the Sources index"
-[ "$want" = "$have" ] || die "$name: sha256 $have, Sources index says $want"
+sources_index_check "$work" "$orig"
 
 tar -C "$work" -xf "$orig"
 src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'bochs-*' | head -n1)

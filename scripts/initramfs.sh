@@ -7,7 +7,8 @@
 # "=ARGS" after it gives its command line. Each !PROG lands in
 # /tests.last and runs after all of /tests (a test that can crash or
 # hang the guest). Each @FILE lands in /bin and does not run by itself
-# (a helper a test program execs). +LIST reads specs from a file.
+# (a helper a test program execs). Each ^DIR=NAME copies the tree DIR to
+# /NAME (a C library's userland). +LIST reads specs from a file.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -39,7 +40,10 @@ for f in "$TOP/guest/init" "$0" /bin/busybox; do
 	[ "$out" -nt "$f" ] || uptodate=0
 done
 for spec in "${specs[@]}"; do
-	f=${spec#[@!]}; f=${f%%=*}
+	f=${spec#[@!^]}; f=${f%%=*}
+	if [ -d "$f" ]; then
+		[ -z "$(find "$f" -newer "$out" -print -quit 2>/dev/null)" ] || uptodate=0
+	fi
 	[ "$out" -nt "$f" ] || uptodate=0
 done
 if [ $uptodate = 1 ]; then
@@ -55,6 +59,12 @@ cp "$TOP/guest/init" "$stage/init"
 chmod 755 "$stage/init"
 
 for spec in "${specs[@]}"; do
+	if [ "${spec#^}" != "$spec" ]; then
+		spec=${spec#^}
+		[ -d "${spec%%=*}" ] || die "userland tree ${spec%%=*} does not exist"
+		cp -a "${spec%%=*}" "$stage/${spec#*=}"
+		continue
+	fi
 	if [ "${spec#@}" != "$spec" ]; then
 		[ -f "${spec#@}" ] || die "helper program ${spec#@} does not exist"
 		cp "${spec#@}" "$stage/bin/"

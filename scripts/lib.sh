@@ -108,3 +108,74 @@ kconfig_merge() {
 		./scripts/kconfig/merge_config.sh -n -O "$o" \
 		kernel/configs/tiny.config arch/x86/configs/tiny.config "$@")
 }
+
+# apt_src_sandbox WORK SUITE: an apt configuration of its own under
+# WORK/apt with one "deb-src MIRROR SUITE main" line (the mirror comes
+# from this machine's apt configuration), and its index fetched; sets
+# aptopts for apt-get.  The machine's own apt state is not touched.
+apt_src_sandbox() {
+	local work=$1 suite=$2 mirror
+	mirror=$( (cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		   awk '/^URIs:/ {print $2}'
+		   cat /etc/apt/sources.list 2>/dev/null |
+		   awk '$1 == "deb" {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; break}}'
+		   true) | grep -v -- '-security' | head -n1)
+	[ -n "$mirror" ] || die "cannot find a Debian mirror in /etc/apt"
+	mkdir -p "$work/apt/lists/partial" "$work/apt/sources.d"
+	echo "deb-src $mirror $suite main" > "$work/apt/sources.d/src.list"
+	aptopts=(-o "Dir::Etc::SourceParts=$work/apt/sources.d"
+		 -o "Dir::Etc::SourceList=/dev/null"
+		 -o "Dir::State::Lists=$work/apt/lists"
+		 -o "APT::Sandbox::User=root")
+	apt-get "${aptopts[@]}" update >"$work/apt.log" 2>&1 ||
+		die "apt-get update for deb-src $mirror $suite failed (see $work/apt.log)"
+}
+
+# sources_index_sha256 WORK FILE: FILE's sha256 as the Sources index
+# fetched by apt_src_sandbox WORK lists it (empty if it does not).
+sources_index_sha256() {
+	local f
+	for f in "$1"/apt/lists/*_Sources*; do
+		/usr/lib/apt/apt-helper cat-file "$f"
+	done 2>/dev/null |
+	awk -v n="$(basename "$2")" '/^Checksums-Sha256:/ {s = 1; next}
+		/^[^ ]/ {s = 0}
+		s && $3 == n && !w {w = $1} END {print w}'
+}
+
+# sources_index_check WORK FILE: fail unless FILE is what the index says.
+sources_index_check() {
+	local want have
+	want=$(sources_index_sha256 "$1" "$2")
+	have=$(sha256sum "$2" | cut -d' ' -f1)
+	[ -n "$want" ] || die "$(basename "$2") is not listed in the Sources index"
+	[ "$want" = "$have" ] || die "$(basename "$2"): sha256 $have, Sources index says $want"
+}
+
+# debian_source WORK SUITE PKG [VERSION-PREFIX]: download and unpack
+# (dpkg-source -x, Debian's patches applied) the newest version of
+# source package PKG in SUITE that starts with VERSION-PREFIX and that
+# the mirror has whole (a mirror may lack the newest .dsc); the .dsc is
+# checked against the Sources index, dpkg-source checks the rest against
+# the .dsc.  Sets src_dir and src_version.
+debian_source() {
+	local work=$1 suite=$2 pkg=$3 prefix=${4:-} v dsc
+	apt_src_sandbox "$work" "$suite"
+	for v in $(for f in "$work"/apt/lists/*_Sources*; do
+			/usr/lib/apt/apt-helper cat-file "$f"
+		   done 2>/dev/null |
+		   awk -v p="$pkg" '/^Package:/ {ok = ($2 == p)} ok && /^Version:/ {print $2}' |
+		   sort -rV | uniq); do
+		case $v in "$prefix"*) ;; *) continue ;; esac
+		(cd "$work" && apt-get "${aptopts[@]}" source --download-only "$pkg=$v") \
+			>>"$work/apt.log" 2>&1 || continue
+		dsc=$work/${pkg}_${v#*:}.dsc
+		sources_index_check "$work" "$dsc"
+		rm -rf "$work/src"
+		dpkg-source -x "$dsc" "$work/src" >>"$work/apt.log" 2>&1 ||
+			die "dpkg-source -x $dsc failed (see $work/apt.log)"
+		src_dir=$work/src src_version=$v
+		return 0
+	done
+	die "no whole source package $pkg${prefix:+ $prefix*} on the mirror for $suite (see $work/apt.log)"
+}

@@ -1,6 +1,9 @@
 #!/bin/bash
 # make run: boot the CET test kernel and run one program in the guest (the
 # demo, or PROG with ARGS), show its output and return its exit status.
+# Without PROG, two demos: one program attacked (guest/demo.c), then a
+# whole small userland on glibc 2.41 with shadow stack on in every process
+# (guest/libc/demo.sh); DEMO=1 or DEMO=2 runs one of them.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,20 +27,44 @@ spec=$prog
 [ -n "${ARGS:-}" ] && spec="$prog=$ARGS"
 "$TOP/scripts/initramfs.sh" "$cpio" "$spec" "${helpers[@]}"
 
-name=run-$emu
-log=$LOGS/$name.serial.log
-ok=0
-"$TOP/scripts/boot.sh" "$emu" "$name" "$BUILD/bzImage" "$cpio" || ok=1
-base=$(basename "$prog")
-echo "---- $base on $emu ----"
-sed -n "s/\r$//; /^CETLTS-BEGIN $base\$/,/^CETLTS-END $base /p" "$log" | sed '1d;$d'
-rc=$(sed -n "s/\r$//; s/^CETLTS-END $base rc=//p" "$log")
-echo "---- exit status: ${rc:-none (guest did not finish)} ----"
-[ $ok = 0 ] || exit 1
-# The demo exits 4 where the CPU or kernel has no shadow stack (QEMU):
-# it has said so, and that is not an error of make run.
-if [ -z "${PROG:-}" ] && [ "${rc:-1}" = 4 ]; then
-	echo "(no CET on $emu: the demo cannot show the block here; use EMU=bochs)"
-	exit 0
+# show NAME CPIO PROG: boot, show PROG's output, set rc to its exit status.
+show() {
+	local name=$1-$emu base=$3 log=$LOGS/$1-$emu.serial.log
+	rc=
+	"$TOP/scripts/boot.sh" "$emu" "$name" "$BUILD/bzImage" "$2" || true
+	echo "---- $base on $emu ----"
+	sed -n "s/\r$//; /^CETLTS-BEGIN $base\$/,/^CETLTS-END $base /p" "$log" | sed '1d;$d'
+	rc=$(sed -n "s/\r$//; s/^CETLTS-END $base rc=\([0-9]*\).*/\1/p" "$log")
+	echo "---- exit status: ${rc:-none (guest did not finish, see $log)} ----"
+	rc=${rc:-1}
+}
+
+if [ -n "${PROG:-}" ]; then
+	show run "$cpio" "$(basename "$prog")"
+	exit "$rc"
 fi
-exit "${rc:-1}"
+status=0
+if [ "${DEMO:-1}" = 1 ]; then
+	show run "$cpio" demo
+	# The demo exits 4 where the CPU or kernel has no shadow stack (QEMU):
+	# it has said so, and that is not an error of make run.
+	if [ "$rc" = 4 ]; then
+		echo "(no CET on $emu: the demo cannot show the block here; use EMU=bochs)"
+	elif [ "$rc" != 0 ]; then
+		status=1
+	fi
+fi
+if [ "${DEMO:-2}" = 2 ]; then
+	if ! grep -qw user_shstk <(sed -n 's/\r$//; s/^CETLTS-FLAGS //p' "$LOGS/run-$emu.serial.log" 2>/dev/null) &&
+	   [ "${DEMO:-}" != 2 ]; then
+		echo "(no CET on $emu: the userland demo needs it; use EMU=bochs)"
+		exit $status
+	fi
+	"$TOP/scripts/libc.sh" 2.41
+	cpio=$BUILD/initramfs/run-libc.cpio.xz
+	"$TOP/scripts/initramfs.sh" "$cpio" "$TOP/guest/libc/libc-demo" \
+		"^$BUILD/libc-2.41/root=glibc-2.41"
+	show run-libc "$cpio" libc-demo
+	[ "$rc" = 0 ] || status=1
+fi
+exit $status

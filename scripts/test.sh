@@ -267,6 +267,12 @@ compare_mainline() {
 check "mainline selftest: every case mainline 6.12 passes on this CPU passes on cet-lts" \
 	"$(compare_mainline)" compare_mainline
 
+# 6c. Real C libraries built with CET: glibc 2.41 (mainline's ABI), its
+# userland on cet-lts and on mainline 6.12, same CPU; every cell must be
+# the same (scripts/libc-test.sh, scripts/libc.awk).  glibc 2.36 (the
+# ARCH_CET_* ABI of glibc 2.28-2.38) runs in make release-check.
+LIBC_RESULTS=$results "$TOP/scripts/libc-test.sh" 2.41
+
 # 6b. make bench still works: one boot of each kernel, one sample per
 # operation, in build/bench-smoke (real results in build/bench stay).
 # Only with the test config: the debug kernel is not what it measures.
@@ -301,6 +307,7 @@ esac
 ktap_report
 "$TOP/scripts/compare.sh" table "$results" "$ref_results"
 cat "$LOGS/kself-table"
+cat "$LOGS/libc-table-2.41" 2>/dev/null
 echo "# $stress_line"
 
 echo "# boot times (s): $(tr '\n' ' ' < "$LOGS/boot-times")"
