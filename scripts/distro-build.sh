@@ -52,9 +52,11 @@ build() {	# build NAME SRC SCRIPTS-CONFIG-ARGS...
 		{ grep -E 'error' "$LOGS/distro-$name.log" | head -n 10 >&2
 		  die "distro-build[$name]: build failed (log: $LOGS/distro-$name.log)"; }
 	echo $(( $(date +%s) - t0 )) > "$o/build-seconds"
-	# Warnings without line numbers and without the source/object paths.
+	# Warnings without line numbers and without the source/object paths
+	# (any clone's: ccache replays the warning a cached object printed
+	# where it was first compiled).
 	{ grep -E '(warning|Warning):' "$LOGS/distro-$name.log" || true; } |
-		sed -E "s#$src/##g; s#$o/##g; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/" |
+		sed -E "s#$src/##g; s#$o/##g; s#/[^ :]*/(base-src|linux|distro/[a-z]+)/##g; s/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/" |
 		sort -u > "$o/warnings"
 }
 
