@@ -57,10 +57,25 @@ build_static() {
 
 # shstk_marked FILE: does the ELF file's property note ask for shadow stack?
 shstk_marked() { readelf -n "$1" | grep -q 'x86 feature:.*SHSTK'; }
+# cet_marked FILE: does it ask for both IBT and shadow stack (what
+# -fcf-protection=full gives)?  Dies naming FILE and its note if not.
+cet_marked() {
+	readelf -n "$1" | grep -q 'x86 feature: IBT, SHSTK' ||
+		die "${1#$BUILD/} is not marked IBT, SHSTK: $(readelf -n "$1" | grep 'x86 feature' || echo 'no x86 feature note')"
+}
 
 # Results of a run: one "STATUS<TAB>NAME<TAB>DETAIL" line each in the file
 # $results, STATUS being ok, "not ok" or skip.
 result() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$results"; }
+
+# clean_log LOG: no splat in a serial log (else its first three lines are
+# added to $LOGS/splats, one file for a whole run).
+clean_log() {
+	if splat_lines "$1" >/dev/null; then
+		splat_lines "$1" | head -n 3 | sed 's/^/# /' >> "$LOGS/splats"
+		return 1
+	fi
+}
 
 # check NAME DETAIL-IF-FAILED COMMAND...: one result from COMMAND's status.
 check() {

@@ -34,7 +34,7 @@ fi
 	exit 1
 }
 cpio=$BUILD/initramfs/libc-$vers.cpio.xz
-specs=("$TOP/guest/libc/libc-test")
+specs=("$TOP/guest/libc/libc-test" "@$TOP/guest/libc/libc-chroot")
 for v in "$@"; do specs+=("^$BUILD/libc-$v/root=glibc-$v"); done
 "$TOP/scripts/initramfs.sh" "$cpio" "${specs[@]}" ||
 	die "libc: cannot pack $cpio"
@@ -49,12 +49,8 @@ libc_boot() {	# libc_boot NAME KERNEL COLUMN [CMDLINE...]
 	fi
 	# Our kernel's log must be clean; mainline's is not ours to judge.
 	if [ "$column" != 6.12 ] && [ -s "$log" ]; then
-		if splat_lines "$log" >/dev/null; then
-			result "not ok" "$name: no WARN/BUG/Oops in the kernel log" \
-				"$(splat_lines "$log" | head -n 1), see $log"
-		else
-			result ok "$name: no WARN/BUG/Oops in the kernel log"
-		fi
+		check "$name: no WARN/BUG/Oops in the kernel log" \
+			"$(splat_lines "$log" | head -n 1), see $log" clean_log "$log"
 	fi
 	cols="$cols $column=$log"
 }

@@ -23,8 +23,6 @@ settings_of() {
 	esac
 }
 
-marked() { readelf -n "$1" | grep -q 'x86 feature: IBT, SHSTK'; }
-
 # Busybox from Debian 12's source package, configured once (allnoconfig
 # and the applets below), built for each C library.
 bb_applets="ASH SH_IS_ASH ASH_ECHO ASH_PRINTF ASH_TEST ASH_OPTIMIZE_FOR_SIZE
@@ -124,7 +122,7 @@ for ver in "$@"; do
 		"$root/usr/bin/cetlibc-cxx"
 	for f in "$root/bin/busybox" "$root/usr/bin/cetlibc" "$root/usr/bin/cetlibc-cxx" \
 		 "$root"/lib64/*; do
-		marked "$f" || die "libc $ver: ${f#$root} is not marked IBT, SHSTK: $(readelf -n "$f" | grep 'x86 feature' || echo 'no x86 feature note')"
+		cet_marked "$f"
 	done
 	install -m 755 "$g/run.sh" "$g/demo.sh" "$root/"
 	settings_of "$ver" > "$root/settings"

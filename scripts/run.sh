@@ -63,6 +63,7 @@ if [ "${DEMO:-2}" = 2 ]; then
 	"$TOP/scripts/libc.sh" 2.41
 	cpio=$BUILD/initramfs/run-libc.cpio.xz
 	"$TOP/scripts/initramfs.sh" "$cpio" "$TOP/guest/libc/libc-demo" \
+		"@$TOP/guest/libc/libc-chroot" \
 		"^$BUILD/libc-2.41/root=glibc-2.41"
 	show run-libc "$cpio" libc-demo
 	[ "$rc" = 0 ] || status=1

@@ -19,6 +19,7 @@ bare_cpio=$BUILD/initramfs/bare.cpio
 results=$LOGS/results.tsv
 : > "$results"
 : > "$LOGS/boot-times"
+: > "$LOGS/splats"
 
 flags() { sed -n 's/\r$//; s/^CETLTS-FLAGS //p' "$1"; }
 # What a failed flag check reports: the CET-related flags, not all 100.
@@ -35,12 +36,6 @@ splat_kinds() {
 	splat_lines "$1" | grep -v '^Call Trace:' |
 		sed -E 's/^(WARNING|BUG|kernel BUG): CPU: [0-9]+ PID: [0-9]+ at [^ ]*\/([^/: ]+):[0-9]+ ([^+ ]+).*/\1 \2 \3/; s/\[ *[0-9.]+\] //' |
 		sort -u
-}
-clean_log() {
-	if splats "$1" >/dev/null; then
-		splats "$1" | head -n 3 | sed 's/^/# /' >> "$LOGS/splats"
-		return 1
-	fi
 }
 
 # guest_results NAME LOG [CET]: the tests' results in a serial log, as
