@@ -16,15 +16,19 @@
 #     the comparison would prove nothing), and the attack is stopped;
 #   - under cet_exec=elf_property every case runs with shadow stack on and
 #     passes; the attack is stopped; dlopen() of the unmarked library may
-#     be refused (by glibc, after it locked CET).
+#     be refused, by glibc, after it locked CET, with its own message
+#     ("rebuild shared object with IBT|SHSTK support enabled"); each
+#     refusal's message is printed under the table.
 function res(st, name, detail) { printf "%s\t%s\t%s\n", st, name, detail }
 # A cell the runner filled in: a state and a result.
 function whole(cell) { return cell ~ /^[^?:][^:]*:[^:]+$/ }
 function has_shstk(cell) { return cell ~ /^([^:]*\+)?shstk(\+[^:]*)?:/ }
-function passed(c, cell,   r) {
+# glibc's refusal of a library not built for a CET feature it has locked
+function cet_refusal(m) { return m ~ /rebuild_shared_object_with_(IBT|SHSTK)_support_enabled/ }
+function passed(c, cell, m,   r) {
 	r = cell; sub(/^[^:]*:/, "", r)
 	if (c == "overwrite") return r == "stopped"
-	if (c == "dlopen") return r == "loaded" || r == "refused"
+	if (c == "dlopen") return r == "loaded" || (r == "refused" && cet_refusal(m))
 	return r == "ok"
 }
 BEGIN {
@@ -39,6 +43,7 @@ BEGIN {
 			split(line, f, " ")
 			L = f[2]; S = f[3]; C = f[4]
 			cell[col[i], L, S, C] = f[5] ":" f[6]
+			if (f[6] == "refused") msg[col[i], L, S, C] = f[7]
 			if (!((L, S) in seen_ls)) { seen_ls[L, S]; ls[++nls] = L SUBSEP S }
 			if (!((L, C) in seen_lc)) { seen_lc[L, C]; lc[++nlc] = L SUBSEP C }
 			if (!(L in seen_l)) { seen_l[L]; lib[++nl] = L }
@@ -69,6 +74,11 @@ BEGIN {
 				}
 			print "# " row
 		}
+		for (m in msg) {
+			split(m, q, SUBSEP)
+			if (q[2] == L)
+				print "# " q[5] " refused on " q[1] "," q[3] ": " msg[m]
+		}
 	}
 	for (i = 1; i <= ncol; i++) have[col[i]] = 1
 	for (k = 1; k <= nls; k++) {
@@ -95,9 +105,9 @@ BEGIN {
 				res(a ~ /:stopped$/ ? "ok" : "not ok",
 				    "libc[glibc " L " " S "]: cet-lts stops the return-address overwrite", "cet-lts " a)
 			if (have["cet-lts/elf_property"])
-				res(e != "" && has_shstk(e) && passed(C, e) ? "ok" : "not ok",
+				res(e != "" && has_shstk(e) && passed(C, e, msg["cet-lts/elf_property", L, S, C]) ? "ok" : "not ok",
 				    "libc[glibc " L " " S ", cet_exec=elf_property]: " C ": shadow stack on, passes",
-				    "cet-lts " (e == "" ? "(none)" : e))
+				    "cet-lts " (e == "" ? "(none)" : e) (((("cet-lts/elf_property", L, S, C) in msg)) ? " " msg["cet-lts/elf_property", L, S, C] : ""))
 		}
 	}
 	if (!nls)

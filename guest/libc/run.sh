@@ -1,9 +1,10 @@
 #!/bin/sh
 # run.sh LIBC SETTING...: inside a C library's userland (chroot), run each
 # case of cetlibc under each SETTING and print one line per case:
-#   CETLIBC-ROW LIBC SETTING CASE STATE RESULT
+#   CETLIBC-ROW LIBC SETTING CASE STATE RESULT [MESSAGE]
 # STATE: the CET features the case ran with (cetlibc's own report);
-# RESULT: what it printed, or how it died.  The overwrite case is the
+# RESULT: what it printed, or how it died; MESSAGE: dlerror() of a
+# refused dlopen(), its spaces made "_".  The overwrite case is the
 # attack: "stopped" when a SIGSEGV ended it, "hijacked" when it worked.
 # The host (scripts/libc.awk) makes the table and judges it.  The lines
 # are printed at the end, all at once: on the console, the kernel's
@@ -45,7 +46,10 @@ for setting in "$@"; do
 		elif [ $rc != 0 ] && [ "$result" != FAIL ]; then
 			result=exit$rc
 		fi
-		echo "CETLIBC-ROW $libc $setting $c $state $result" >> "$rows"
+		# A refused dlopen() carries glibc's message (spaces made "_").
+		detail=
+		[ "$result" = refused ] && detail=" $(echo "$line" | cut -d' ' -f5)"
+		echo "CETLIBC-ROW $libc $setting $c $state $result$detail" >> "$rows"
 		# What the case said, for the log, when it went wrong.
 		case $result in ok|loaded|refused|stopped|hijacked) ;;
 		*) echo "$out" | sed 's/^/# /' >> "$rows" ;;
