@@ -77,7 +77,7 @@ BEGIN {
 		for (m in msg) {
 			split(m, q, SUBSEP)
 			if (q[2] == L)
-				print "# " q[5] " refused on " q[1] "," q[3] ": " msg[m]
+				print "# " q[4] " refused on " q[1] "," q[3] ": " msg[m]
 		}
 	}
 	for (i = 1; i <= ncol; i++) have[col[i]] = 1
