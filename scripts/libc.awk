@@ -104,10 +104,12 @@ BEGIN {
 			if (have["cet-lts"] && S != "default" && C == "overwrite" && has_shstk(a))
 				res(a ~ /:stopped$/ ? "ok" : "not ok",
 				    "libc[glibc " L " " S "]: cet-lts stops the return-address overwrite", "cet-lts " a)
+			# (tested with "in": a plain msg[...] would create the entry)
+			em = (("cet-lts/elf_property", L, S, C) in msg) ? msg["cet-lts/elf_property", L, S, C] : ""
 			if (have["cet-lts/elf_property"])
-				res(e != "" && has_shstk(e) && passed(C, e, msg["cet-lts/elf_property", L, S, C]) ? "ok" : "not ok",
+				res(e != "" && has_shstk(e) && passed(C, e, em) ? "ok" : "not ok",
 				    "libc[glibc " L " " S ", cet_exec=elf_property]: " C ": shadow stack on, passes",
-				    "cet-lts " (e == "" ? "(none)" : e) (((("cet-lts/elf_property", L, S, C) in msg)) ? " " msg["cet-lts/elf_property", L, S, C] : ""))
+				    "cet-lts " (e == "" ? "(none)" : e) (em != "" ? " " em : ""))
 		}
 	}
 	if (!nls)
