@@ -52,7 +52,8 @@ export:
 kernel: tree
 	@$(S)/kernel.sh cet
 
-# The series with CONFIG_X86_USER_SHADOW_STACK=n (built by make check).
+# The series with CONFIG_X86_USER_SHADOW_STACK=n (make release-check,
+# make bench).
 kernel-off: tree
 	@$(S)/kernel.sh cet-off
 
@@ -114,7 +115,15 @@ initramfs: selftests mainline kselftests
 run: kernel emulator
 	@$(S)/run.sh
 
-test: $(if $(filter debug,$(CONFIG)),kernel-debug,kernel) emulator initramfs reference base libc
+# glibc's build (make libc, 20 minutes cold) keeps about one core busy
+# (configure and its serial steps): it runs beside the kernel builds,
+# which keep two.
+test: deps
+	@$(MAKE) --no-print-directory libc & libc=$$!; rc=0; \
+	$(MAKE) --no-print-directory $(if $(filter debug,$(CONFIG)),kernel-debug,kernel) \
+		emulator initramfs reference base || rc=1; \
+	wait $$libc || rc=1; \
+	exit $$rc
 	@$(S)/test.sh
 
 # Storms, fault injection, kmemleak and the fuzzer on the debug kernel
@@ -142,13 +151,16 @@ check: tree kernel base
 	@$(S)/check.sh
 
 # The gates too slow for CI, run before a release (README): make check
-# with a build after every patch, the stress boot on the debug kernel,
-# the i386 build, Debian's own config, glibc 2.36 (the ARCH_CET_* ABI)
-# on cet-lts and mainline 6.12.  Each runs even if one before it failed;
-# the target fails if any did.
-release-check: tree kernel kernel-debug emulator selftests base reference
+# with a build after every patch, the whole option-off and i386 builds,
+# make bench's smoke run (one boot, one sample, of each of its kernels:
+# the option-off kernel boots), the stress boot on the debug kernel,
+# Debian's own config, glibc 2.36 (the ARCH_CET_* ABI) on cet-lts and
+# mainline 6.12.  Each runs even if one before it failed; the target
+# fails if any did.
+release-check: tree kernel kernel-off kernel-debug emulator selftests base reference
 	@rc=0; \
 	BISECT=$(if $(filter none,$(BISECT)),quick,$(BISECT)) RELEASE=1 $(S)/check.sh || rc=1; \
+	BENCH_OUT=$(BUILD)/bench-smoke BOOTS=1 REPS=1 $(S)/bench.sh || rc=1; \
 	$(S)/stress.sh || rc=1; \
 	$(S)/distro-build.sh || rc=1; \
 	$(S)/libc-test.sh 2.36 || rc=1; \

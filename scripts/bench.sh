@@ -104,6 +104,10 @@ mv "$raw.new" "$raw"
 	}' "$raw"
 } > "$csv"
 [ "$bad" = 0 ] || die "make bench: a run failed, $csv holds what was measured"
+# Every kernel gave its rows, shadow stack on too where the CPU has CET.
+for kv in cet-lts,0 cet-lts-off,0 mainline,0 $([ "$emu" = qemu ] || echo cet-lts,1 mainline,1); do
+	grep -q "^[^,]*,$kv," "$csv" || die "make bench: no $kv rows in $csv"
+done
 
 # The table, and the chart's data in the same row order.
 config=$(grep -m1 '^cpu:' "$BUILD/boot/$tag-cet-lts-1/bochsrc" 2>/dev/null || echo "EMU=$emu")

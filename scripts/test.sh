@@ -232,14 +232,6 @@ for m in bochs qemu; do
 done
 awk -v logs="${kself_logs# }" -v table="$LOGS/kself-table" -f "$TOP/scripts/kself.awk" >> "$results"
 
-# 5. The series must still build with the option off.
-if "$TOP/scripts/kernel.sh" cet-off >"$LOGS/kernel-cet-off.out" 2>&1; then
-	result ok "build: series with CONFIG_X86_USER_SHADOW_STACK=n"
-else
-	result "not ok" "build: series with CONFIG_X86_USER_SHADOW_STACK=n" \
-		"$(tail -n 1 "$LOGS/kernel-cet-off.out"), see $LOGS/kernel-cet-off.log"
-fi
-
 # 6. Mainline 6.12 (make reference) on the same CPU with the same tests:
 # the yardstick for mainline's selftest.  Its results are not ours and
 # are not counted; every case it passes must pass on cet-lts too.
@@ -270,26 +262,6 @@ check "mainline selftest: every case mainline 6.12 passes on this CPU passes on 
 # the same (scripts/libc-test.sh, scripts/libc.awk).  glibc 2.36 (the
 # ARCH_CET_* ABI of glibc 2.28-2.38) runs in make release-check.
 LIBC_RESULTS=$results "$TOP/scripts/libc-test.sh" 2.41
-
-# 6b. make bench still works: one boot of each kernel, one sample per
-# operation, in build/bench-smoke (real results in build/bench stay).
-# Only with the test config: the debug kernel is not what it measures.
-bench_smoke() {
-	local out=$BUILD/bench-smoke kv
-	BENCH_OUT=$out BOOTS=1 REPS=1 "$TOP/scripts/bench.sh" >"$LOGS/bench-smoke.out" 2>&1 ||
-		{ echo "$(tail -n 1 "$LOGS/bench-smoke.out"), see $LOGS/bench-smoke.out"; return 1; }
-	for kv in cet-lts,0 cet-lts,1 cet-lts-off,0 mainline,0 mainline,1; do
-		grep -q ",$kv," "$out/results.csv" ||
-			{ echo "no $kv rows in $out/results.csv"; return 1; }
-	done
-}
-if [ "${CONFIG:-cet}" != debug ]; then
-	if why=$(bench_smoke); then
-		result ok "bench: make bench runs on cet-lts, cet-lts-off and mainline"
-	else
-		result "not ok" "bench: make bench runs on cet-lts, cet-lts-off and mainline" "$why"
-	fi
-fi
 
 # 7. The stress boot (started above): the suite, storms, fault injection,
 # kmemleak and the fuzzer; its results count with the rest.
