@@ -111,6 +111,10 @@ kbuild_at() {
 # programs), and those of them the test config builds (their objects
 # exist in make test's kernel).
 mapfile -t cfiles < <(lgit diff --name-only --diff-filter=AM cet-lts-base..HEAD -- '*.c' ':!tools/')
+series_objs=()
+for f in "${cfiles[@]}"; do
+	[ -f "$BUILD/kernel-cet/${f%.c}.o" ] && series_objs+=("${f%.c}.o")
+done
 # A build that passed is not repeated: its key is the commit's tree, the
 # depth, the files compiled, the config fragments and the compiler, and a
 # pass leaves a stamp in build/check-cache (a warm make check then skips
@@ -122,10 +126,6 @@ cc_id=$(gcc --version | head -n 1 | sha256sum | cut -c1-16)
 if [ "$bisect" = none ]; then
 	echo "# per-patch builds: not run (BISECT=none; make release-check runs them)"
 else
-	series_objs=()
-	for f in "${cfiles[@]}"; do
-		[ -f "$BUILD/kernel-cet/${f%.c}.o" ] && series_objs+=("${f%.c}.o")
-	done
 	[ "$bisect" = full ] || [ ${#series_objs[@]} -gt 0 ] ||
 		die "no objects of the series' files in $BUILD/kernel-cet: run make kernel first"
 
@@ -182,34 +182,35 @@ obj_built() {
 }
 off_obj=$BUILD/kernel-cet-off-files
 off_compile() {
-	local f objs=() gone=() u
-	rm -f "$off_obj.result"
+	local o objs=() gone=() u
 	kconfig_merge "$LINUX" "$off_obj" x86 "$TOP/configs/base.config" \
 		"$TOP/configs/distro.config" "$TOP/configs/cet-off.config" > "$off_obj.log" 2>&1 ||
 		{ echo "configuring failed, see $off_obj.log"; return 1; }
 	grep -q '^CONFIG_X86_USER_SHADOW_STACK=y' "$off_obj/.config" &&
 		{ echo "the option is still on in $off_obj/.config"; return 1; }
-	for f in "${cfiles[@]}"; do
-		# (Other architectures' files have no object here.)
-		[ -f "$BUILD/kernel-cet/${f%.c}.o" ] && obj_built "$f" "$BUILD/kernel-cet/.config" ||
-			continue
-		if obj_built "$f" "$off_obj/.config"; then objs+=("${f%.c}.o"); else gone+=("${f%.c}.o"); fi
+	for o in "${series_objs[@]}"; do
+		# (An object left over from an older config does not count.)
+		obj_built "${o%.o}.c" "$BUILD/kernel-cet/.config" || continue
+		if obj_built "${o%.o}.c" "$off_obj/.config"; then objs+=("$o"); else gone+=("$o"); fi
 	done
 	make -C "$LINUX" O="$off_obj" -j"$(nproc)" "${KMAKE_ARGS[@]}" "${objs[@]}" >> "$off_obj.log" 2>&1 ||
 		{ echo "$(grep -m1 -E 'error:' "$off_obj.log"), see $off_obj.log"; return 1; }
-	u=$(comm -12 <(for f in "${objs[@]}"; do nm -u "$off_obj/$f"; done | awk '{print $NF}' | sort -u) \
-		     <(for f in "${gone[@]}"; do nm -g --defined-only "$BUILD/kernel-cet/$f"; done |
+	u=$(comm -12 <(for o in "${objs[@]}"; do nm -u "$off_obj/$o"; done | awk '{print $NF}' | sort -u) \
+		     <(for o in "${gone[@]}"; do nm -g --defined-only "$BUILD/kernel-cet/$o"; done |
 		       awk '{print $NF}' | sort -u))
 	[ -z "$u" ] || { echo "needed with the option off, defined only with it on: ${u//$'\n'/ }"; return 1; }
-	echo "${#objs[@]} files compiled, ${#gone[@]} only built with the option on" > "$off_obj.result"
+	echo "${#objs[@]} files compiled, ${#gone[@]} only built with the option on"
 }
 if [ -n "${RELEASE:-}" ]; then
 	check "builds with CONFIG_X86_USER_SHADOW_STACK=n" "see $LOGS/kernel-cet-off.log" \
 		"$TOP/scripts/kernel.sh" cet-off
 elif [ -f "$BUILD/kernel-cet/.config" ]; then
-	why=$(off_compile)
-	check "the series' files compile with CONFIG_X86_USER_SHADOW_STACK=n" "$why" test -z "$why"
-	[ -z "$why" ] && echo "# option off: $(cat "$off_obj.result") (the full build: make release-check)"
+	if out=$(off_compile); then
+		result ok "the series' files compile with CONFIG_X86_USER_SHADOW_STACK=n"
+		echo "# option off: $out (the full build: make release-check)"
+	else
+		result "not ok" "the series' files compile with CONFIG_X86_USER_SHADOW_STACK=n" "$out"
+	fi
 else
 	result "not ok" "the series' files compile with CONFIG_X86_USER_SHADOW_STACK=n" \
 		"no kernel-cet build: run make kernel"
