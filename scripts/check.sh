@@ -169,7 +169,9 @@ fi
 #    kernel .c file the series changes that the test config builds and
 #    the option-off config still builds, and checks that none of them
 #    needs a symbol only the option's own files define (what the link
-#    would find).
+#    would find).  make release-check also does that with shadow stacks
+#    on and CONFIG_X86_USER_IBT off (configs/cet-noibt.config), where
+#    ibt_user.o is not built.
 # obj_built FILE.c CONFIG: whether kbuild builds FILE's object with the
 # .config CONFIG (every CONFIG_ on its Makefile lines is y).
 obj_built() {
@@ -180,13 +182,18 @@ obj_built() {
 		grep -oE '\$\(CONFIG_[A-Z0-9_]+\)' | tr -d '$()' | sort -u)
 	for s in $syms; do grep -q "^$s=y" "$2" || return 1; done
 }
-off_obj=$BUILD/kernel-cet-off-files
+# off_compile OPTION FRAGMENT: configure build/kernel-cet-off-files (or
+# -OPTION for another option) with FRAGMENT instead of cet.config, which
+# must leave CONFIG_OPTION off; compile there each of the series' files
+# that config builds, and look for symbols they need that only the
+# objects it no longer builds define.
 off_compile() {
-	local o objs=() gone=() u
+	local opt=$1 frag=$2 off_obj=$BUILD/kernel-cet-off-files o objs=() gone=() u
+	[ "$opt" = X86_USER_SHADOW_STACK ] || off_obj+=-$opt
 	kconfig_merge "$LINUX" "$off_obj" x86 "$TOP/configs/base.config" \
-		"$TOP/configs/distro.config" "$TOP/configs/cet-off.config" > "$off_obj.log" 2>&1 ||
+		"$TOP/configs/distro.config" "$frag" > "$off_obj.log" 2>&1 ||
 		{ echo "configuring failed, see $off_obj.log"; return 1; }
-	grep -q '^CONFIG_X86_USER_SHADOW_STACK=y' "$off_obj/.config" &&
+	grep -q "^CONFIG_$opt=y" "$off_obj/.config" &&
 		{ echo "the option is still on in $off_obj/.config"; return 1; }
 	for o in "${series_objs[@]}"; do
 		# (An object left over from an older config does not count.)
@@ -201,19 +208,27 @@ off_compile() {
 	[ -z "$u" ] || { echo "needed with the option off, defined only with it on: ${u//$'\n'/ }"; return 1; }
 	echo "${#objs[@]} files compiled, ${#gone[@]} only built with the option on"
 }
+# off_check OPTION FRAGMENT [WHERE]: off_compile as a result line
+off_check() {
+	local name="the series' files compile with CONFIG_$1=n" out
+	if ! [ -f "$BUILD/kernel-cet/.config" ]; then
+		result "not ok" "$name" "no kernel-cet build: run make kernel"
+	elif out=$(off_compile "$1" "$2"); then
+		result ok "$name"
+		echo "# $1 off: $out${3:+ ($3)}"
+	else
+		result "not ok" "$name" "$out"
+	fi
+}
 if [ -n "${RELEASE:-}" ]; then
 	check "builds with CONFIG_X86_USER_SHADOW_STACK=n" "see $LOGS/kernel-cet-off.log" \
 		"$TOP/scripts/kernel.sh" cet-off
-elif [ -f "$BUILD/kernel-cet/.config" ]; then
-	if out=$(off_compile); then
-		result ok "the series' files compile with CONFIG_X86_USER_SHADOW_STACK=n"
-		echo "# option off: $out (the full build: make release-check)"
-	else
-		result "not ok" "the series' files compile with CONFIG_X86_USER_SHADOW_STACK=n" "$out"
-	fi
+	# Shadow stacks without user IBT: ibt_user.o is not built, and
+	# everything that calls into it must take the stubs.
+	off_check X86_USER_IBT "$TOP/configs/cet-noibt.config"
 else
-	result "not ok" "the series' files compile with CONFIG_X86_USER_SHADOW_STACK=n" \
-		"no kernel-cet build: run make kernel"
+	off_check X86_USER_SHADOW_STACK "$TOP/configs/cet-off.config" \
+		"the full build and CONFIG_X86_USER_IBT=n: make release-check"
 fi
 if [ -n "${RELEASE:-}" ]; then
 	check "builds for i386 (with the test fragments)" "see $BUILD/kernel-i386/build.log" \
