@@ -182,16 +182,17 @@ obj_built() {
 		grep -oE '\$\(CONFIG_[A-Z0-9_]+\)' | tr -d '$()' | sort -u)
 	for s in $syms; do grep -q "^$s=y" "$2" || return 1; done
 }
-# off_compile OPTION FRAGMENT: configure build/kernel-cet-off-files (or
-# -OPTION for another option) with FRAGMENT instead of cet.config, which
-# must leave CONFIG_OPTION off; compile there each of the series' files
+# off_compile OPTION FRAGMENT...: configure build/kernel-cet-off-files
+# (or -OPTION for another option) with FRAGMENTs instead of cet.config,
+# which must leave CONFIG_OPTION off; compile there each of the series' files
 # that config builds, and look for symbols they need that only the
 # objects it no longer builds define.
 off_compile() {
-	local opt=$1 frag=$2 off_obj=$BUILD/kernel-cet-off-files o objs=() gone=() u
+	local opt=$1 off_obj=$BUILD/kernel-cet-off-files o objs=() gone=() u
+	shift
 	[ "$opt" = X86_USER_SHADOW_STACK ] || off_obj+=-$opt
 	kconfig_merge "$LINUX" "$off_obj" x86 "$TOP/configs/base.config" \
-		"$TOP/configs/distro.config" "$frag" > "$off_obj.log" 2>&1 ||
+		"$TOP/configs/distro.config" "$@" > "$off_obj.log" 2>&1 ||
 		{ echo "configuring failed, see $off_obj.log"; return 1; }
 	grep -q "^CONFIG_$opt=y" "$off_obj/.config" &&
 		{ echo "the option is still on in $off_obj/.config"; return 1; }
@@ -208,14 +209,16 @@ off_compile() {
 	[ -z "$u" ] || { echo "needed with the option off, defined only with it on: ${u//$'\n'/ }"; return 1; }
 	echo "${#objs[@]} files compiled, ${#gone[@]} only built with the option on"
 }
-# off_check OPTION FRAGMENT [WHERE]: off_compile as a result line
+# off_check OPTION WHERE FRAGMENT...: off_compile as a result line; WHERE
+# (may be empty) ends its summary line
 off_check() {
-	local name="the series' files compile with CONFIG_$1=n" out
+	local opt=$1 where=$2 name="the series' files compile with CONFIG_$1=n" out
+	shift 2
 	if ! [ -f "$BUILD/kernel-cet/.config" ]; then
 		result "not ok" "$name" "no kernel-cet build: run make kernel"
-	elif out=$(off_compile "$1" "$2"); then
+	elif out=$(off_compile "$opt" "$@"); then
 		result ok "$name"
-		echo "# $1 off: $out${3:+ ($3)}"
+		echo "# $opt off: $out${where:+ ($where)}"
 	else
 		result "not ok" "$name" "$out"
 	fi
@@ -225,10 +228,10 @@ if [ -n "${RELEASE:-}" ]; then
 		"$TOP/scripts/kernel.sh" cet-off
 	# Shadow stacks without user IBT: ibt_user.o is not built, and
 	# everything that calls into it must take the stubs.
-	off_check X86_USER_IBT "$TOP/configs/cet-noibt.config"
+	off_check X86_USER_IBT "" "$TOP/configs/cet.config" "$TOP/configs/cet-noibt.config"
 else
-	off_check X86_USER_SHADOW_STACK "$TOP/configs/cet-off.config" \
-		"the full build and CONFIG_X86_USER_IBT=n: make release-check"
+	off_check X86_USER_SHADOW_STACK "the full build and CONFIG_X86_USER_IBT=n: make release-check" \
+		"$TOP/configs/cet-off.config"
 fi
 if [ -n "${RELEASE:-}" ]; then
 	check "builds for i386 (with the test fragments)" "see $BUILD/kernel-i386/build.log" \
