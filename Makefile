@@ -24,11 +24,15 @@ REPS ?= 11
 BOOTS ?= 3
 # make stress KASAN=1: on the debug kernel with KASAN (slow, not in make test).
 KASAN ?=
+# make kself-runs: runs, machine, programs (none: the whole comparison).
+RUNS ?= 10
+MACHINE ?= qemu
+PROGS ?=
 export EMU PROG DEMO ARGS BOOT_TIMEOUT BISECT CONFIG SEED KASAN REPS BOOTS
 
 .PHONY: all deps tree export kernel kernel-off kernel-debug kernel-kasan emulator selftests \
 	mainline initramfs reference base kselftests libc run test stress bench check release-check \
-	distro-build \
+	distro-build kself-runs \
 	clean distclean help
 
 all: test
@@ -37,7 +41,7 @@ help:
 	@echo "make run | make test  (see README.md)"
 	@echo "other targets: deps tree export kernel kernel-off kernel-debug emulator"
 	@echo "               selftests mainline initramfs reference base kselftests libc"
-	@echo "               stress bench check release-check distro-build"
+	@echo "               stress bench check release-check distro-build kself-runs"
 	@echo "               clean distclean"
 
 deps:
@@ -137,6 +141,13 @@ stress: $(if $(KASAN),kernel-kasan,kernel-debug) emulator selftests
 # build/bench/results.csv, results.svg and a table (scripts/bench.sh).
 bench: kernel kernel-off reference emulator selftests
 	@$(S)/bench.sh
+
+# How often the kself comparison of make test goes wrong on a machine,
+# nothing cached: RUNS runs of it on MACHINE (default qemu); with PROGS
+# (6.1 selftests by their kself names), RUNS boots of each kernel with
+# just those programs, an oops killing only the task (scripts/kself-runs.sh).
+kself-runs: kernel base emulator initramfs
+	@$(S)/kself-runs.sh $(RUNS) $(MACHINE) $(PROGS)
 
 # Debian's own 6.1 amd64 config: the plain base, the series with the
 # option on and with it off must build, and the series must add no

@@ -12,7 +12,11 @@ set -euo pipefail
 emu=$1 name=$2 kernel=$3 initrd=$4; shift 4
 # numa=fake=2: two NUMA nodes (configs/distro.config has NUMA_EMU), so
 # NUMA balancing and migration between nodes run as on a 2-socket host.
-cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 numa=fake=2 $*"
+# BOOT_OOPS_PANIC=0: an oops kills only the task (what the crash
+# investigations of configs/kselftests need to see the oops at all).
+oops=oops=panic
+[ "${BOOT_OOPS_PANIC:-1}" = 0 ] && oops=
+cmdline="console=ttyS0 panic=-1 $oops loglevel=7 numa=fake=2 $*"
 timeout=${BOOT_TIMEOUT:-300}
 serial=$LOGS/$name.serial.log
 dir=$BUILD/boot/$name
@@ -78,6 +82,9 @@ qemu|qemu-kvm)
 	     -m "${QEMU_MEGS:-512}" -smp 1 -kernel "$kernel" -initrd "$initrd"
 	     -append "$cmdline" -display none -monitor none -no-reboot
 	     -serial "file:$serial")
+	# QEMU_LOG=ITEMS: QEMU's own log (-d ITEMS, e.g. cpu_reset,int) in
+	# the boot's directory, for investigating a guest that dies.
+	[ -n "${QEMU_LOG:-}" ] && run+=(-d "$QEMU_LOG" -D "$dir/qemu.log")
 	;;
 *)
 	die "unknown EMU=$emu (bochs, qemu or qemu-kvm)"
@@ -101,5 +108,6 @@ elif grep -q 'Kernel panic' "$serial"; then
 else
 	why="guest stopped before the end of /init ($emu exit $rc)"
 fi
+echo "$why" > "$dir/why"
 echo "boot[$name]: $why (log: $serial)" >&2
 exit 1

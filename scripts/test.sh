@@ -30,14 +30,6 @@ has_line() { grep -q -- "$2" "$1"; }
 lacks_line() { ! grep -q -- "$2" "$1"; }
 # The kernel's console output on the serial log must not show a splat.
 splats() { splat_lines "$1"; }
-# splat_kinds LOG: its splats reduced to kind, file and function, sorted
-# (to compare two kernels' logs: line numbers and paths differ).
-splat_kinds() {
-	splat_lines "$1" | grep -v '^Call Trace:' |
-		sed -E 's/^(WARNING|BUG|kernel BUG): CPU: [0-9]+ PID: [0-9]+ at [^ ]*\/([^/: ]+):[0-9]+ ([^+ ]+).*/\1 \2 \3/; s/\[ *[0-9.]+\] //' |
-		sort -u
-}
-
 # guest_results NAME LOG [CET]: the tests' results in a serial log, as
 # result lines (CET=1: the boot offers shadow stacks, see ktap.awk).
 guest_results() {
@@ -63,58 +55,23 @@ boot_and_check() {
 
 xsave_cet='Supporting XSAVE feature 0x800'
 
-# 6.1's own selftests on the plain 6.1 base (section 4b judges them):
-# each machine's command line and the base boot.  The base rarely
-# changes: a finished boot of the same kernel, initramfs, command line
-# and emulator is reused from build/kself-cache.
-kself_cpio=$BUILD/initramfs/kself.cpio.xz
-base_kernel=$BUILD/kernel-base/arch/x86/boot/bzImage
-kself_common="cetlts.hugepages=32 cetlts.blockfs cetlts.timeout=${KSELF_TIMEOUT:-120}"
-kself_cmdline() {
-	local skip_on
-	skip_on=$(paste -sd, "$BUILD/kselftests/skip-on-$1")
-	echo "$kself_common${skip_on:+ cetlts.skip=$skip_on}"
-}
-# 2 GiB: the initramfs with 6.1's selftests takes 160 MiB of it, and
-# khugepaged's collapse_compound_extreme holds up to 512 huge pages at a
-# time; with 1 GiB it ran out now on one kernel, now on the other.
-kself_megs=2048
-kself_boot() {
-	BOCHS_MEGS=$kself_megs QEMU_MEGS=$kself_megs BOOT_TIMEOUT=${KSELF_BOOT_TIMEOUT:-1800} \
-		"$TOP/scripts/boot.sh" "$@"
-}
-kself_base_boot() {
-	local m=$1 b=$1-kself-base emu_bin key cached
-	emu_bin=$BUILD/bochs/bin/bochs
-	[ "$m" = qemu ] && emu_bin=$(command -v qemu-system-x86_64)
-	key=$(cat "$base_kernel" "$kself_cpio" "$TOP/scripts/boot.sh" "$emu_bin" |
-		sha256sum | cut -c1-32)-$m-$kself_megs-$(kself_cmdline "$m" | tr -c 'a-z0-9\n' _)
-	cached=$BUILD/kself-cache/$key.serial.log
-	if [ -f "$cached" ]; then
-		cp "$cached" "$LOGS/$b.serial.log"
-		log "boot[$b]: same kernel and initramfs as a finished boot: reusing its log"
-	elif kself_boot "$m" "$b" "$base_kernel" "$kself_cpio" $(kself_cmdline "$m"); then
-		mkdir -p "$BUILD/kself-cache"
-		cp "$LOGS/$b.serial.log" "$cached"
-	else
-		result "not ok" "$b: boot" "did not finish, see $LOGS/$b.serial.log"
-	fi
-}
-
 # 7 (started first, collected last): a second lane beside the boots
 # below (Bochs uses one core): the base boots of section 4b when they
-# are not cached, then the stress boot (scripts/stress.sh) on the test
-# kernel (CONFIG=debug: the debug kernel).  It writes its own results
-# files; section 4b waits for the base boots.
+# are not cached, the harness's own test of a crashed kself boot
+# (scripts/kself-crash-test.sh, QEMU), then the stress boot
+# (scripts/stress.sh) on the test kernel (CONFIG=debug: the debug
+# kernel).  It writes its own results files; section 4b waits for the
+# base boots.
 kself_base_done=$LOGS/kself-base.done
 rm -f "$kself_base_done"
 (
 	results=$LOGS/results-kself-base.tsv
 	: > "$results"
-	for m in bochs qemu; do
-		kself_base_boot $m
-	done
+	results=$results KSELF_KERNEL=$kernel "$TOP/scripts/kself.sh" base bochs qemu
 	touch "$kself_base_done"
+	results=$LOGS/results-kself-crash-test.tsv
+	: > "$results"
+	results=$results "$TOP/scripts/kself-crash-test.sh"
 	STRESS_KERNEL=${CONFIG:-cet} "$TOP/scripts/stress.sh" > "$LOGS/stress.out" 2>&1
 ) &
 lane2_pid=$!
@@ -185,58 +142,14 @@ fi
 
 # 4b. 6.1's own selftests (configs/kselftests) on the plain 6.1 base and
 # on cet-lts, same config and initramfs, on both machines: a program that
-# passes on the base must pass on cet-lts (scripts/kself.awk).
+# passes on the base must pass on cet-lts (scripts/kself.sh, kself.awk).
 # The base boots run in the second lane (started above).
-kself_logs=
-for m in bochs qemu; do
-	b=$m-kself-cet-lts
-	# A splat counts unless the base showed the same one (by kind, file
-	# and function: 6.1's own WARNs under these tests, e.g. exc_debug's
-	# on Bochs).
-	if kself_boot $m $b "$kernel" "$kself_cpio" $(kself_cmdline $m); then
-		result ok "$b: boot"
-	else
-		result "not ok" "$b: boot" "did not finish, see $LOGS/$b.serial.log"
-	fi
-	kself_logs="$kself_logs $m/base=$LOGS/$m-kself-base.serial.log $m/cet-lts=$LOGS/$b.serial.log"
-done
+results=$results KSELF_KERNEL=$kernel "$TOP/scripts/kself.sh" cet-lts bochs qemu
 while [ ! -f "$kself_base_done" ] && kill -0 "$lane2_pid" 2>/dev/null; do
 	sleep 5
 done
 cat "$LOGS/results-kself-base.tsv" >> "$results"
-# A program that passed on the base and not on cet-lts runs again, alone,
-# $kself_repeat times in one more boot of each kernel; scripts/kself.awk
-# counts it only if every run there differs too (some of 6.1's tests are
-# not deterministic here: khugepaged fails one run in three or so, on
-# either kernel).
-# (Only that case: kself.awk does not look at confirmation boots for the
-# others.  Confirmation logs of an earlier run must not count in this one.)
-rm -f "$LOGS"/*-kself-*-confirm.serial.log
-kself_repeat=5
-awk -v logs="${kself_logs# }" -v table=/dev/null -f "$TOP/scripts/kself.awk" > "$LOGS/kself-first.tsv"
-for m in bochs qemu; do
-	only=$(awk -F'\t' -v m="$m" '$1 == "not ok" && index($2, "kself[" m "]: ") == 1 &&
-		$3 ~ /^(PASS|SKIP) on base, / {
-		sub(/^kself\[[a-z]+\]: /, "", $2); print $2 }' "$LOGS/kself-first.tsv" | paste -sd,)
-	[ -n "$only" ] || continue
-	log "kself[$m]: $only: again, alone, on both kernels"
-	for k in base:"$base_kernel" cet-lts:"$kernel"; do
-		kself_boot $m $m-kself-${k%%:*}-confirm "${k#*:}" "$kself_cpio" \
-			$(kself_cmdline $m) cetlts.only="$only" cetlts.repeat=$kself_repeat ||
-			log "kself[$m]: the ${k%%:*} confirmation boot did not finish"
-	done
-	kself_logs="$kself_logs $m/base.confirm=$LOGS/$m-kself-base-confirm.serial.log"
-	kself_logs="$kself_logs $m/cet-lts.confirm=$LOGS/$m-kself-cet-lts-confirm.serial.log"
-done
-for m in bochs qemu; do
-	b=$m-kself-cet-lts
-	new_splats=$(comm -13 \
-		<(cat "$LOGS/$m-kself-base"{,-confirm}.serial.log 2>/dev/null | splat_kinds /dev/stdin) \
-		<(cat "$LOGS/$b"{,-confirm}.serial.log 2>/dev/null | splat_kinds /dev/stdin))
-	check "$b: no WARN/BUG/Oops the base did not show" \
-		"$(echo "$new_splats" | head -n 1), see $LOGS/$b.serial.log" test -z "$new_splats"
-done
-awk -v logs="${kself_logs# }" -v table="$LOGS/kself-table" -f "$TOP/scripts/kself.awk" >> "$results"
+results=$results KSELF_KERNEL=$kernel "$TOP/scripts/kself.sh" judge bochs qemu
 
 # 6. Mainline 6.12 (make reference) on the same CPU with the same tests:
 # the yardstick for mainline's selftest.  Its results are not ours and
@@ -278,6 +191,9 @@ stress:*) cat "$LOGS/results-$stress_name.tsv" >> "$results" ;;
 *)	result "not ok" "stress: the stress boot ran" "$stress_line (see $LOGS/stress.out)"
 	stress_line="stress: did not run" ;;
 esac
+
+# The harness's own check of a crashed kself boot (lane 2).
+cat "$LOGS/results-kself-crash-test.tsv" >> "$results"
 
 # Report.
 ktap_report
