@@ -9,7 +9,8 @@
 # $LOGS/NAME.serial.log is then the boots' serial logs one after the
 # other (NAME.part1.serial.log, NAME.part2...), each stop marked by one
 # line that scripts/kself.awk reads:
-#   CETLTS-STOPPED boot=NAME.partK prog=PROG why=... | console: L1 | L2 | L3
+#   CETLTS-STOPPED boot=PART prog=PROG why=... | console: L1 | L2 | L3
+# (PART: NAME for the first boot, NAME.resumeK for the Kth boot again)
 # (the last three lines the console showed after PROG began).  A guest
 # that stops outside a program (before the first or after the last) is
 # not booted again.  At most RESUMES (default 10) boots more.
@@ -25,9 +26,9 @@ joined=$LOGS/$name.serial.log
 rm -f "$LOGS/$name".part*.serial.log
 : > "$LOGS/$name.stops"
 
-# stop_line LOG PART: the marker for a boot that stopped in a program
-# (empty when it stopped outside one); sets stop_prog and ran (runs
-# that began in LOG).
+# stop_line LOG PART: prints "RAN<TAB>PROG<TAB>MARKER": the runs that
+# began in LOG, the program the boot stopped in and its marker line
+# (PROG and MARKER empty when it stopped outside any program).
 stop_line() {
 	tr -d '\r' < "$1" | awk -v part="$2" -v why="$(cat "$BUILD/boot/$2/why" 2>/dev/null)" '
 		/^CETLTS-BEGIN / { prog = $2; ran++; n = 0; next }
