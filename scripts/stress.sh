@@ -63,9 +63,11 @@ timeout=${STRESS_TIMEOUT:-1800}
 # keeps every CET feature off (the other CET boots use the default); the
 # tests check what the boot policy gives.  kmemleak=on: the leak checks
 # (off by default, base.config).  cetlts.blockfs: the block device file
-# system test_shstk_integrity uses.
+# system test_shstk_integrity uses.  vsyscall=emulate: the vsyscall page
+# is readable, so test_shstk_attacks can try to write it (a skip here
+# would be a failure).
 if BOOT_TIMEOUT=$timeout "$TOP/scripts/boot.sh" bochs "$name" "$kernel" "$cpio" \
-	cet_exec=always_off kmemleak=on cetlts.blockfs; then
+	cet_exec=always_off kmemleak=on cetlts.blockfs vsyscall=emulate; then
 	result ok "$name: boot of the $variant kernel"
 	done=1
 else
