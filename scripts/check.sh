@@ -9,6 +9,7 @@
 #   - W=1 and sparse add no warnings in the .c files the series touches
 #   - the series' .rst files pass docutils, kernel-doc adds no warnings
 #   - every file the series adds has a MAINTAINERS entry
+#   - the series applies with git am to a vanilla 6.1.y (scripts/vanilla.sh)
 # Prints KTAP and "N passed, N failed"; exits 1 if anything failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -315,6 +316,11 @@ while read -r f; do
 	check "MAINTAINERS entry: $f" "not covered by the X86 USER SHADOW STACK entry" \
 		grep -q 'cet-lts' <<< "$who"
 done < <(lgit diff --name-only --diff-filter=A cet-lts-base..HEAD)
+
+# 7. The series applies to a vanilla 6.1.y (kernel.org's tree, as users
+#    have it), not only to Debian's: scripts/vanilla.sh.
+"$TOP/scripts/vanilla.sh" >> "$results" ||
+	result "not ok" "series applies with git am to vanilla 6.1.y" "scripts/vanilla.sh failed"
 
 ktap_report
 [ -s "$LOGS/check-build-times" ] &&

@@ -124,26 +124,39 @@ kconfig_merge() {
 		kernel/configs/tiny.config arch/x86/configs/tiny.config "$@")
 }
 
+# apt_mirror [security]: the Debian mirror this machine's apt configuration
+# names first (with "security": its security mirror; empty if none).
+apt_mirror() {
+	(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+	 awk '/^URIs:/ {print $2}'
+	 cat /etc/apt/sources.list 2>/dev/null |
+	 awk '$1 == "deb" {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; break}}'
+	 true) | if [ "${1:-}" = security ]; then grep -- '-security'; else grep -v -- '-security'; fi |
+	head -n1 | sed 's|/*$||'
+}
+
 # apt_src_sandbox WORK SUITE: an apt configuration of its own under
 # WORK/apt with one "deb-src MIRROR SUITE main" line (the mirror comes
 # from this machine's apt configuration), and its index fetched; sets
 # aptopts for apt-get.  The machine's own apt state is not touched.
 apt_src_sandbox() {
-	local work=$1 suite=$2 mirror
-	mirror=$( (cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		   awk '/^URIs:/ {print $2}'
-		   cat /etc/apt/sources.list 2>/dev/null |
-		   awk '$1 == "deb" {for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) {print $i; break}}'
-		   true) | grep -v -- '-security' | head -n1)
+	local mirror
+	mirror=$(apt_mirror)
 	[ -n "$mirror" ] || die "cannot find a Debian mirror in /etc/apt"
+	apt_src_lines "$1" "deb-src $mirror $2 main"
+}
+
+# apt_src_lines WORK LINE...: apt_src_sandbox with these sources.list lines.
+apt_src_lines() {
+	local work=$1; shift
 	mkdir -p "$work/apt/lists/partial" "$work/apt/sources.d"
-	echo "deb-src $mirror $suite main" > "$work/apt/sources.d/src.list"
+	printf '%s\n' "$@" > "$work/apt/sources.d/src.list"
 	aptopts=(-o "Dir::Etc::SourceParts=$work/apt/sources.d"
 		 -o "Dir::Etc::SourceList=/dev/null"
 		 -o "Dir::State::Lists=$work/apt/lists"
 		 -o "APT::Sandbox::User=root")
 	apt-get "${aptopts[@]}" update >"$work/apt.log" 2>&1 ||
-		die "apt-get update for deb-src $mirror $suite failed (see $work/apt.log)"
+		die "apt-get update for $* failed (see $work/apt.log)"
 }
 
 # sources_index_sha256 WORK FILE: FILE's sha256 as the Sources index
