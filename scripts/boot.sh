@@ -4,6 +4,9 @@
 #
 #   boot.sh EMU NAME KERNEL INITRD [EXTRA CMDLINE...]
 # EMU: bochs (CET CPU, tigerlake), qemu (TCG, no CET), qemu-kvm (host CPU).
+# CPUS=N: the guest's CPUs (default 1).  Bochs runs them one after another
+# on one host thread, a few instructions each (interleaved, never at the
+# same instant); QEMU runs them as it is configured to.
 # Exit 0 when the guest reached the end of /init (CETLTS-DONE), 1 when it
 # did not (crash, panic, timeout: the reason is printed with the log name).
 set -euo pipefail
@@ -18,6 +21,8 @@ oops=oops=panic
 [ "${BOOT_OOPS_PANIC:-1}" = 0 ] && oops=
 cmdline="console=ttyS0 panic=-1 $oops loglevel=7 numa=fake=2 $*"
 timeout=${BOOT_TIMEOUT:-300}
+cpus=${CPUS:-1}
+case $cpus in [1-9]|[1-9][0-9]) ;; *) die "CPUS=$cpus: give a number of CPUs" ;; esac
 serial=$LOGS/$name.serial.log
 dir=$BUILD/boot/$name
 rm -rf "$dir"; mkdir -p "$dir"
@@ -40,7 +45,15 @@ bochs)
 	*) cmdline="$cmdline clearcpuid=fsrm,aperfmperf" ;;
 	esac
 	bochs=$BUILD/bochs/bin/bochs
-	[ -x "$bochs" ] || die "no Bochs 3.0 at $bochs: run 'make emulator'"
+	# With several CPUs Bochs runs each for up to "quantum" instructions
+	# in turn: 32 (its maximum; the default is 16) boots the bare
+	# initramfs on 2 CPUs in 40 s instead of 58 (one CPU: 16 s).
+	quantum=
+	if [ "$cpus" != 1 ]; then
+		bochs=$BUILD/bochs-smp/bin/bochs
+		quantum=", quantum=${BOCHS_QUANTUM:-32}"
+	fi
+	[ -x "$bochs" ] || die "no Bochs 3.0 at $bochs: run 'make emulator' (CPUS=N: 'scripts/emulator.sh smp')"
 	need_cmd mformat mtools
 	need_cmd syslinux syslinux
 	need_file /usr/share/bochs/BIOS-bochs-latest bochsbios
@@ -57,7 +70,7 @@ bochs)
 	mcopy -i "$img" "$initrd" ::/initrd.cpio
 	cat > "$dir/bochsrc" <<-EOR
 	megs: ${BOCHS_MEGS:-512}
-	cpu: model=${BOCHS_CPU:-tigerlake}, count=1, ips=${BOCHS_IPS:-100000000}
+	cpu: model=${BOCHS_CPU:-tigerlake}, count=$cpus, ips=${BOCHS_IPS:-100000000}$quantum
 	romimage: file=/usr/share/bochs/BIOS-bochs-latest
 	vgaromimage: file=/usr/share/vgabios/vgabios.bin
 	ata0-master: type=disk, path=$img, mode=flat, cylinders=65, heads=16, spt=63
@@ -79,7 +92,7 @@ qemu|qemu-kvm)
 		accel=(-accel kvm -cpu host)
 	fi
 	run=(timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${accel[@]}"
-	     -m "${QEMU_MEGS:-512}" -smp 1 -kernel "$kernel" -initrd "$initrd"
+	     -m "${QEMU_MEGS:-512}" -smp "$cpus" -kernel "$kernel" -initrd "$initrd"
 	     -append "$cmdline" -display none -monitor none -no-reboot
 	     -serial "file:$serial")
 	# QEMU_LOG=ITEMS: QEMU's own log (-d ITEMS, e.g. cpu_reset,int) in

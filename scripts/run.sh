@@ -22,6 +22,11 @@ fi
 if readelf -l "$prog" 2>/dev/null | grep -q INTERP; then
 	die "PROG=$prog is dynamically linked; the guest has no libc: build it with -static"
 fi
+# CPUS=N on Bochs needs its --enable-smp build (make emulator builds the
+# one-CPU one).
+if [ "$emu" = bochs ] && [ "${CPUS:-1}" != 1 ]; then
+	"$TOP/scripts/emulator.sh" smp
+fi
 cpio=$BUILD/initramfs/run.cpio
 spec=$prog
 [ -n "${ARGS:-}" ] && spec="$prog=$ARGS"

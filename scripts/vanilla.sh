@@ -82,6 +82,10 @@ if [ -z "$tarball" ]; then
 	exit 0
 fi
 v=$(basename "$tarball" .orig.tar.xz); v=${v#linux_}
+# One tarball is kept (138 MB each).
+for f in "$work"/linux_*.orig.tar.xz; do
+	[ "$f" = "$tarball" ] || rm -f "$f"
+done
 name="series applies with git am to vanilla $v (Debian's linux_$v.orig.tar.xz)"
 
 mapfile -t patches < <(series_patches)
