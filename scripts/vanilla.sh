@@ -36,20 +36,24 @@ candidates() {
 		for f in "$work"/apt/lists/"$prefix"*; do
 			[ -e "$f" ] || continue
 			/usr/lib/apt/apt-helper cat-file "$f" |
+			# A stanza's Directory may come after its checksums: print
+			# at the stanza's end.
 			awk -v uri="$uri" '
-				/^Package:/ {ok = ($2 == "linux"); dir = ""; next}
+				function flush() {
+					if (file != "") print v, uri "/" dir "/" file, sha
+					file = ""
+				}
+				/^$/ {flush(); next}
+				/^Package:/ {ok = ($2 == "linux"); next}
 				!ok {next}
 				/^Directory:/ {dir = $2}
 				/^Checksums-Sha256:/ {s = 1; next}
 				/^[^ ]/ {s = 0}
 				s && $3 ~ /^linux_6\.1\.[0-9]+\.orig\.tar\.xz$/ {
-					v = $3; sub(/^linux_/, "", v); sub(/\.orig\.tar\.xz$/, "", v)
-					sha[v] = $1; name[v] = $3; d[v] = dir
+					file = $3; sha = $1
+					v = file; sub(/^linux_/, "", v); sub(/\.orig\.tar\.xz$/, "", v)
 				}
-				/^$/ {for (v in sha) if (d[v] == "") d[v] = dir
-				      for (v in sha) print v, uri "/" d[v] "/" name[v], sha[v]
-				      delete sha; delete name; delete d}
-				END {for (v in sha) print v, uri "/" d[v] "/" name[v], sha[v]}'
+				END {flush()}'
 		done
 	done | sort -rV | uniq
 }
@@ -57,7 +61,7 @@ candidates() {
 # The newest tarball that downloads and matches its index (a mirror may
 # list a version whose orig tarball it no longer has); a cached one if
 # the mirror cannot be reached.
-tarball=
+tarball= tarball_sha=
 if (apt_src_lines "$work" "${lines[@]}") 2>"$work/apt.err"; then
 	while read -r v url sha; do
 		[ -z "$want" ] || [ "$v" = "$want" ] || continue
@@ -69,12 +73,13 @@ if (apt_src_lines "$work" "${lines[@]}") 2>"$work/apt.err"; then
 				>>"$work/download.log" 2>&1 || { rm -f "$f.part"; continue; }
 			mv "$f.part" "$f"
 		fi
-		tarball=$f
+		tarball=$f tarball_sha=$sha
 		break
 	done < <(candidates)
 else
 	log "vanilla: $(cat "$work/apt.err"); using a cached tarball"
 	tarball=$(ls "$work"/linux_${want:-6.1.*}.orig.tar.xz 2>/dev/null | sort -V | tail -n1)
+	[ -z "$tarball" ] || tarball_sha=$(sha256sum < "$tarball" | cut -d' ' -f1)
 fi
 if [ -z "$tarball" ]; then
 	printf 'not ok\tseries applies to vanilla %s\t%s\n' "${want:-6.1.y}" \
@@ -89,7 +94,7 @@ done
 name="series applies with git am to vanilla $v (Debian's linux_$v.orig.tar.xz)"
 
 mapfile -t patches < <(series_patches)
-key=$( (sha256sum < "$tarball"; cd "$TOP/patches" && cat "${patches[@]}") | sha256sum | cut -c1-16)
+key=$( (echo "$tarball_sha"; cd "$TOP/patches" && cat "${patches[@]}") | sha256sum | cut -c1-16)
 if [ -s "$work/verdict-$key" ]; then
 	cat "$work/verdict-$key"
 	exit 0
