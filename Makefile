@@ -30,7 +30,7 @@ MACHINE ?= qemu
 PROGS ?=
 export EMU PROG DEMO ARGS BOOT_TIMEOUT BISECT CONFIG SEED KASAN REPS BOOTS
 
-.PHONY: all deps tree export kernel kernel-off kernel-debug kernel-kasan emulator selftests \
+.PHONY: all deps tree export qemu kernel kernel-off kernel-debug kernel-kasan emulator selftests \
 	mainline initramfs reference base kselftests libc run test stress bench check release-check \
 	distro-build kself-runs \
 	clean distclean help
@@ -72,6 +72,11 @@ kernel-kasan: tree
 
 emulator: deps
 	@$(S)/emulator.sh
+
+# QEMU 10.0 (Debian 13) with our TCG CET patches (emulator/qemu):
+# build/qemu-cet, booted by EMU=qemu-cet.
+qemu: deps
+	@$(S)/qemu.sh
 
 selftests: tree
 	@$(S)/selftests.sh

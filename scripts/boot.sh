@@ -3,7 +3,8 @@
 # the serial console in build/logs/NAME.serial.log.
 #
 #   boot.sh EMU NAME KERNEL INITRD [EXTRA CMDLINE...]
-# EMU: bochs (CET CPU, tigerlake), qemu (TCG, no CET), qemu-kvm (host CPU).
+# EMU: bochs (CET CPU, tigerlake), qemu (Debian's, TCG, no CET), qemu-cet
+# (ours, TCG with shadow stacks), qemu-kvm (host CPU, with CET if it has it).
 # CPUS=N: the guest's CPUs (default 1).  Bochs runs them one after another
 # on one host thread, a few instructions each (interleaved, never at the
 # same instant); QEMU runs them as it is configured to.
@@ -83,15 +84,27 @@ bochs)
 	EOR
 	run=(timeout --foreground -k 10 "$timeout" "$bochs" -q -f "$dir/bochsrc")
 	;;
-qemu|qemu-kvm)
-	need_cmd qemu-system-x86_64 qemu-system-x86
-	if [ "$emu" = qemu ]; then
-		accel=(-accel tcg -cpu max)
-	else
+qemu|qemu-kvm|qemu-cet)
+	qemu=qemu-system-x86_64
+	case $emu in
+	qemu)
+		need_cmd qemu-system-x86_64 qemu-system-x86
+		accel=(-accel tcg -cpu max) ;;
+	qemu-cet)
+		# Our QEMU (scripts/qemu.sh): TCG with a CET CPU; several
+		# CPUs run on as many host threads.  -nodefaults: q35's
+		# default devices cost SeaBIOS half a minute of probing.
+		qemu=$BUILD/qemu-cet/build/qemu-system-x86_64
+		[ -x "$qemu" ] || die "EMU=qemu-cet: $qemu is missing (make qemu)"
+		accel=(-accel tcg,thread=multi -cpu "${QEMU_CPU:-max,cet-ss=on}"
+		       -machine q35 -nodefaults -nic none
+		       -L /usr/share/seabios -L /usr/share/qemu) ;;
+	qemu-kvm)
+		need_cmd qemu-system-x86_64 qemu-system-x86
 		[ -w /dev/kvm ] || die "EMU=qemu-kvm needs /dev/kvm"
-		accel=(-accel kvm -cpu host)
-	fi
-	run=(timeout --foreground -k 10 "$timeout" qemu-system-x86_64 "${accel[@]}"
+		accel=(-accel kvm -cpu "${QEMU_CPU:-host,cet-ss=on,cet-ibt=on}") ;;
+	esac
+	run=(timeout --foreground -k 10 "$timeout" "$qemu" "${accel[@]}"
 	     -m "${QEMU_MEGS:-512}" -smp "$cpus" -kernel "$kernel" -initrd "$initrd"
 	     -append "$cmdline" -display none -monitor none -no-reboot
 	     -serial "file:$serial")
@@ -100,7 +113,7 @@ qemu|qemu-kvm)
 	[ -n "${QEMU_LOG:-}" ] && run+=(-d "$QEMU_LOG" -D "$dir/qemu.log")
 	;;
 *)
-	die "unknown EMU=$emu (bochs, qemu or qemu-kvm)"
+	die "unknown EMU=$emu (bochs, qemu, qemu-cet or qemu-kvm)"
 	;;
 esac
 

@@ -10,6 +10,7 @@
 #   - the series' .rst files pass docutils, kernel-doc adds no warnings
 #   - every file the series adds has a MAINTAINERS entry
 #   - the series applies with git am to a vanilla 6.1.y (scripts/vanilla.sh)
+#   - the QEMU series: QEMU's checkpatch, applies in order (scripts/qemu.sh)
 # Prints KTAP and "N passed, N failed"; exits 1 if anything failed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -321,6 +322,11 @@ done < <(lgit diff --name-only --diff-filter=A cet-lts-base..HEAD)
 #    have it), not only to Debian's: scripts/vanilla.sh.
 "$TOP/scripts/vanilla.sh" >> "$results" ||
 	result "not ok" "series applies with git am to vanilla 6.1.y" "scripts/vanilla.sh failed"
+
+# 8. The QEMU series (emulator/qemu): QEMU's checkpatch on each patch,
+#    and each applies on Debian 13's QEMU after the ones before it.
+"$TOP/scripts/qemu.sh" check >> "$results" ||
+	result "not ok" "QEMU series: checkpatch and git am" "scripts/qemu.sh check failed"
 
 ktap_report
 [ -s "$LOGS/check-build-times" ] &&

@@ -9,7 +9,8 @@ pkgs=(build-essential flex bison bc libelf-dev libssl-dev ccache cpio
       syslinux syslinux-common libltdl-dev linux-source-6.1
       linux-source-6.12 sparse python3-docutils gnuplot-nox
       gcc-multilib libcap-dev libpopt-dev libnuma-dev linux-config-6.1
-      dpkg-dev gawk)
+      dpkg-dev gawk libglib2.0-dev libpixman-1-dev libslirp-dev ninja-build
+      python3-venv seabios qemu-system-data)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||

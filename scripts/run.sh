@@ -24,6 +24,7 @@ if readelf -l "$prog" 2>/dev/null | grep -q INTERP; then
 fi
 # CPUS=N on Bochs needs its --enable-smp build (make emulator builds the
 # one-CPU one).
+[ "$emu" = qemu-cet ] && "$TOP/scripts/qemu.sh"
 if [ "$emu" = bochs ] && [ "${CPUS:-1}" != 1 ]; then
 	"$TOP/scripts/emulator.sh" smp
 fi
