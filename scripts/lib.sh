@@ -20,9 +20,9 @@ need_file() {
 
 lgit() { git -C "$LINUX" "$@"; }
 
-# The patch files patches/series lists, in order.
+# The patch files DIR/series lists, in order (DIR: patches/ by default).
 series_patches() {
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$TOP/patches/series"
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "${1:-$TOP/patches}/series"
 }
 
 # A hash of everything the tree is built from.

@@ -2,8 +2,8 @@
 # Build QEMU with a CET CPU for TCG (EMU=qemu-cet) into build/qemu-cet:
 # Debian 13's QEMU 10.0 source package (Debian's patches applied), our
 # series emulator/qemu/*.patch on top (git am, in the order of
-# emulator/qemu/series), only qemu-system-x86_64.  Cached by the source
-# version, the patches and the configure flags.
+# emulator/qemu/series), only qemu-system-x86_64.  Cached by the patches
+# and the configure flags (the source is unpacked once, as tag "debian").
 #
 #   qemu.sh            build (or reuse) build/qemu-cet
 #   qemu.sh tree       only prepare build/qemu-cet/src, a git tree whose
@@ -43,7 +43,7 @@ if [ "${1:-}" = export ]; then
 	exit 0
 fi
 
-mapfile -t qpatches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$pdir/series")
+mapfile -t qpatches < <(series_patches "$pdir")
 for p in "${qpatches[@]}"; do
 	[ -f "$pdir/$p" ] || die "emulator/qemu/series names $p, which is not in emulator/qemu/"
 done
@@ -60,25 +60,6 @@ need_file /usr/include/pixman-1/pixman.h libpixman-1-dev
 need_file /usr/include/slirp/libslirp.h libslirp-dev
 need_file /usr/share/seabios/bios-256k.bin seabios
 need_file /usr/share/qemu/kvmvapic.bin qemu-system-data
-
-# meson >= 1.5 and pycotap: from bookworm-backports, unpacked under
-# build/qemu-cet/tools (the machine's packages are not touched).
-tools=$out/tools
-pyp=$tools/usr/lib/python3/dist-packages
-if ! [ -f "$pyp/mesonbuild/__init__.py" ] || ! [ -f "$pyp/pycotap/__init__.py" ]; then
-	mirror=$(apt_mirror)
-	[ -n "$mirror" ] || die "cannot find a Debian mirror in /etc/apt"
-	rm -rf "$tools"
-	mkdir -p "$tools/debs"
-	apt_src_lines "$tools" "deb $mirror bookworm-backports main"
-	log "qemu: meson and pycotap from bookworm-backports"
-	(cd "$tools/debs" && apt-get "${aptopts[@]}" download \
-		meson/bookworm-backports python3-pycotap/bookworm-backports) \
-		>>"$tools/apt.log" 2>&1 ||
-		die "cannot download meson/python3-pycotap from bookworm-backports (see $tools/apt.log)"
-	for d in "$tools"/debs/*.deb; do dpkg -x "$d" "$tools"; done
-fi
-export PYTHONPATH=$pyp${PYTHONPATH:+:$PYTHONPATH}
 
 # The source: unpacked once, committed as tag "debian".
 if ! git -C "$src" rev-parse -q --verify debian >/dev/null 2>&1; then
@@ -116,13 +97,13 @@ if [ "${1:-}" = check ]; then
 	for p in "${qpatches[@]}"; do
 		errs=$(cd "$src" && ./scripts/checkpatch.pl --no-signoff "$pdir/$p" 2>&1 |
 			awk '/^(ERROR|WARNING):/ {msg = $0; next}
-			     msg && /^#[0-9]+: FILE:/ {
+			     !msg {next}
+			     /^#[0-9]+: FILE:/ {
 				if (!(msg ~ /space required after that .,./ && $0 ~ /decode-new\.c\.inc/) &&
-				    !(msg ~ /spaces required around that .:./) &&
-				    !(msg ~ /does MAINTAINERS need updating/))
+				    msg !~ /spaces required around that .:./)
 					print msg " (" $3 ")"
 				msg = ""; next }
-			     msg && !/^#/ { if (msg !~ /does MAINTAINERS need updating/) print msg; msg = "" }') || true
+			     {print msg; msg = ""}' | grep -v 'does MAINTAINERS need updating') || true
 		if [ -z "$errs" ]; then
 			printf 'ok	QEMU checkpatch: emulator/qemu/%s	
 ' "$p"
@@ -145,6 +126,25 @@ if [ "${1:-}" = check ]; then
 	git -C "$src" worktree remove -f "$wt" >/dev/null 2>&1
 	exit 0
 fi
+
+# meson >= 1.5 and pycotap: from bookworm-backports, unpacked under
+# build/qemu-cet/tools (the machine's packages are not touched).
+tools=$out/tools
+pyp=$tools/usr/lib/python3/dist-packages
+if ! [ -f "$pyp/mesonbuild/__init__.py" ] || ! [ -f "$pyp/pycotap/__init__.py" ]; then
+	mirror=$(apt_mirror)
+	[ -n "$mirror" ] || die "cannot find a Debian mirror in /etc/apt"
+	rm -rf "$tools"
+	mkdir -p "$tools/debs"
+	apt_src_lines "$tools" "deb $mirror bookworm-backports main"
+	log "qemu: meson and pycotap from bookworm-backports"
+	(cd "$tools/debs" && apt-get "${aptopts[@]}" download \
+		meson/bookworm-backports python3-pycotap/bookworm-backports) \
+		>>"$tools/apt.log" 2>&1 ||
+		die "cannot download meson/python3-pycotap from bookworm-backports (see $tools/apt.log)"
+	for d in "$tools"/debs/*.deb; do dpkg -x "$d" "$tools"; done
+fi
+export PYTHONPATH=$pyp${PYTHONPATH:+:$PYTHONPATH}
 
 log "qemu: applying ${#qpatches[@]} patches from emulator/qemu"
 git -C "$src" am --abort >/dev/null 2>&1 || true
