@@ -6,7 +6,8 @@ BUILD := $(CURDIR)/build
 S := $(CURDIR)/scripts
 
 # Knobs (see README.md)
-EMU ?= bochs
+# make run's machine (make bench: Bochs, unless EMU is given).
+EMU ?= qemu-cet
 PROG ?=
 # make run: 1 or 2 runs one of its two demos (default both).
 DEMO ?=
@@ -114,24 +115,26 @@ initramfs: selftests mainline kselftests
 		+$(BUILD)/selftests/list \
 		$(BUILD)/mainline/ml_test_shadow_stack \
 		$(BUILD)/mainline/ml_test_shadow_stack_nostop \
-		$(BUILD)/demo/demo @$(BUILD)/demo/demo-shstk \
+		$(BUILD)/demo/demo @$(BUILD)/demo/demo-shstk $(BUILD)/cetdiff/cetdiff \
 		$(if $(EXTRA),$$(find $(EXTRA) -maxdepth 1 -type f -perm -u+x | sort)) \
 		+$(BUILD)/selftests/last-list
 	@$(S)/initramfs.sh $(BUILD)/initramfs/bare.cpio
 	@$(S)/initramfs.sh $(BUILD)/initramfs/kself.cpio.xz +$(BUILD)/kselftests/list \
 		+$(BUILD)/selftests/kself-list
 
-run: kernel emulator
+# The emulator it needs (Bochs or QEMU-CET) is built by run.sh.
+run: kernel
 	@$(S)/run.sh
 
 # glibc's build (make libc, 20 minutes cold) keeps about one core busy
 # (configure and its serial steps): it runs beside the kernel builds,
-# which keep two.
+# which keep two, and QEMU-CET's build (make qemu) follows it there.
 test: deps
-	@$(MAKE) --no-print-directory libc & libc=$$!; rc=0; \
+	@{ $(MAKE) --no-print-directory libc; rc=$$?; \
+	   $(MAKE) --no-print-directory qemu || rc=1; exit $$rc; } & lane=$$!; rc=0; \
 	$(MAKE) --no-print-directory $(if $(filter debug,$(CONFIG)),kernel-debug,kernel) \
 		emulator initramfs reference base || rc=1; \
-	wait $$libc || rc=1; \
+	wait $$lane || rc=1; \
 	exit $$rc
 	@$(S)/test.sh
 
@@ -145,7 +148,7 @@ stress: $(if $(KASAN),kernel-kasan,kernel-debug) emulator selftests
 # cet-lts built without the option, and mainline 6.12 (off and on):
 # build/bench/results.csv, results.svg and a table (scripts/bench.sh).
 bench: kernel kernel-off reference emulator selftests
-	@$(S)/bench.sh
+	@EMU=$(if $(filter file,$(origin EMU)),bochs,$(EMU)) $(S)/bench.sh
 
 # How often the kself comparison of make test goes wrong on a machine,
 # nothing cached: RUNS runs of it on MACHINE (default qemu); with PROGS
@@ -169,17 +172,22 @@ check: tree kernel base
 # The gates too slow for CI, run before a release (README): make check
 # with a build after every patch, the whole option-off and i386 builds,
 # make bench's smoke run (one boot, one sample, of each of its kernels:
-# the option-off kernel boots), the stress boot on the debug kernel,
+# the option-off kernel boots), the stress boots on the debug kernel
+# (Bochs, QEMU-CET on 2 and on 4 CPUs),
 # Debian's own config, glibc 2.36 (the ARCH_CET_* ABI) on cet-lts and
-# mainline 6.12.  Each runs even if one before it failed; the target
-# fails if any did.
-release-check: tree kernel kernel-off kernel-debug emulator selftests base reference
+# mainline 6.12, 6.1's own selftests on Bochs (make test runs them on
+# QEMU-CET).  Each runs even if one before it failed; the target fails
+# if any did.
+release-check: tree kernel kernel-off kernel-debug emulator qemu selftests base reference initramfs
 	@rc=0; \
 	BISECT=$(if $(filter none,$(BISECT)),quick,$(BISECT)) RELEASE=1 $(S)/check.sh || rc=1; \
 	BENCH_OUT=$(BUILD)/bench-smoke BOOTS=1 REPS=1 $(S)/bench.sh || rc=1; \
 	$(S)/stress.sh || rc=1; \
+	STRESS_EMU=qemu-cet CPUS=2 $(S)/stress.sh || rc=1; \
+	STRESS_EMU=qemu-cet CPUS=4 $(S)/stress.sh || rc=1; \
 	$(S)/distro-build.sh || rc=1; \
 	$(S)/libc-test.sh 2.36 || rc=1; \
+	$(S)/kself.sh all bochs || rc=1; \
 	exit $$rc
 
 clean:

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Build the demo (guest/demo.c) twice into build/demo: "demo" without CET
 # marker and "demo-shstk" marked for shadow stacks in its ELF property
-# note. Both static: the guest has no C library.
+# note; and guest/cetdiff.c into build/cetdiff. All static: the guest has
+# no C library.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -16,3 +17,12 @@ shstk_marked "$out/demo-shstk" ||
 	die "$out/demo-shstk has no SHSTK marker (readelf -n): the linker ignored -z shstk"
 ! shstk_marked "$out/demo" ||
 	die "$out/demo is marked SHSTK, it must not be"
+
+# cetdiff (make test runs it on both CET CPUs and compares): it turns its
+# shadow stack on itself, in each child, so it must not be marked; no red
+# zone, because its inline assembly calls and pushes below RSP.
+mkdir -p "$BUILD/cetdiff"
+build_static "$BUILD/cetdiff/cetdiff" "$TOP/guest/cetdiff.c" -mno-red-zone \
+	-fno-stack-protector -fcf-protection=none
+! shstk_marked "$BUILD/cetdiff/cetdiff" ||
+	die "$BUILD/cetdiff/cetdiff is marked SHSTK, it must not be"

@@ -7,6 +7,9 @@
 #   kself.sh cet-lts MACHINE...   the cet-lts boots (M-NAME-cet-lts)
 #   kself.sh judge MACHINE...     confirmation boots, the splat check,
 #                                 the judgement and the table
+#   kself.sh all MACHINE...       the three in turn, then KTAP, the table
+#                                 and the closing line (make release-check
+#                                 runs it on Bochs)
 # make test runs "base" in its second lane, beside "cet-lts" in the
 # first, then "judge".  Each boot goes through scripts/resume-boot.sh: a
 # guest that stops in a program is booted again after it, and the boot's
@@ -24,6 +27,15 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 what=$1; shift
+if [ "$what" = all ]; then
+	export results=$LOGS/results-kself-all.tsv
+	: > "$results"
+	for w in base cet-lts judge; do "$0" "$w" "$@"; done
+	ktap_report
+	cat "$LOGS/${KSELF_NAME:-kself}-table"
+	ktap_summary "kself[$*]"
+	exit
+fi
 : "${results:?results: the result file}"
 tag=${KSELF_NAME:-kself}
 cpio=${KSELF_CPIO:-$BUILD/initramfs/kself.cpio.xz}
@@ -74,8 +86,12 @@ case $what in
 base)
 	for m in "$@"; do
 		b=$m-$tag-base
-		emu_bin=$BUILD/bochs/bin/bochs
-		[ "$m" = qemu ] && emu_bin=$(command -v qemu-system-x86_64)
+		case $m in
+		bochs) emu_bin=$BUILD/bochs/bin/bochs ;;
+		qemu) emu_bin=$(command -v qemu-system-x86_64) ;;
+		qemu-cet) emu_bin=$BUILD/qemu-cet/build/qemu-system-x86_64 ;;
+		*) die "kself.sh: no cache key for machine $m" ;;
+		esac
 		key=$(cat "$base_kernel" "$cpio" "$TOP/scripts/boot.sh" "$emu_bin" |
 			sha256sum | cut -c1-32)-$m-$megs-$(cmdline "$m" base | paste -sd' ' | tr -c 'a-z0-9\n' _)
 		cached=$BUILD/kself-cache/$key.serial.log
@@ -150,5 +166,5 @@ judge)
 	done
 	awk -v logs="${logs# }" -v table="$LOGS/$tag-table" -f "$TOP/scripts/kself.awk" >> "$results"
 	;;
-*)	die "kself.sh: base, cet-lts or judge, not '$what'" ;;
+*)	die "kself.sh: base, cet-lts, judge or all, not '$what'" ;;
 esac

@@ -47,8 +47,10 @@ built() {
 }
 
 rm -f "$out/bin/"*
+# The machines kself.sh boots (scripts/boot.sh's EMU names).
+machines="bochs qemu qemu-cet"
 : > "$out/list.new"; : > "$out/left-out"
-for m in bochs qemu; do : > "$out/skip-on-$m.new"; done
+for m in $machines; do : > "$out/skip-on-$m.new"; done
 add() {		# add DIR PROG TAG [ARGS...]
 	local d=$1 p=$2 tag=$3 name; shift 3
 	[ -f "$out/$d/$p" ] || die "configs/kselftests: $d/$p did not build (log: $LOGS/kselftests.log)"
@@ -75,10 +77,10 @@ while read -r what d p rest; do
 		fi ;;
 	skip) echo "$d/$p" >> "$out/left-out" ;;
 	skip-on)	# skip-on MACHINE DIR PROG REASON: $d is MACHINE, $p DIR
-		[ -f "$out/skip-on-$d.new" ] || die "configs/kselftests: skip-on $d: bochs or qemu"
+		[ -f "$out/skip-on-$d.new" ] || die "configs/kselftests: skip-on $d: one of $machines"
 		echo "$p-${rest%% *}" >> "$out/skip-on-$d.new" ;;
 	esac
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$conf")
 mv "$out/list.new" "$out/list"
-for m in bochs qemu; do mv "$out/skip-on-$m.new" "$out/skip-on-$m"; done
+for m in $machines; do mv "$out/skip-on-$m.new" "$out/skip-on-$m"; done
 log "kselftests: $(wc -l < "$out/list") programs to run, $(sort -u "$out/left-out" | wc -l) left out by name"

@@ -7,7 +7,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-emu=${EMU:-bochs}
+emu=${EMU:-qemu-cet}
 helpers=()
 if [ -z "${PROG:-}" ]; then
 	# The demo: a return-address overwrite in an unmarked and in a
@@ -22,12 +22,13 @@ fi
 if readelf -l "$prog" 2>/dev/null | grep -q INTERP; then
 	die "PROG=$prog is dynamically linked; the guest has no libc: build it with -static"
 fi
-# CPUS=N on Bochs needs its --enable-smp build (make emulator builds the
-# one-CPU one).
-[ "$emu" = qemu-cet ] && "$TOP/scripts/qemu.sh"
-if [ "$emu" = bochs ] && [ "${CPUS:-1}" != 1 ]; then
-	"$TOP/scripts/emulator.sh" smp
-fi
+# The emulator, built if needed: QEMU-CET (the default) or Bochs; CPUS=N
+# on Bochs needs its --enable-smp build.
+case $emu in
+qemu-cet) "$TOP/scripts/qemu.sh" ;;
+bochs) "$TOP/scripts/emulator.sh"
+	[ "${CPUS:-1}" = 1 ] || "$TOP/scripts/emulator.sh" smp ;;
+esac
 cpio=$BUILD/initramfs/run.cpio
 spec=$prog
 [ -n "${ARGS:-}" ] && spec="$prog=$ARGS"
