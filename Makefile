@@ -154,7 +154,7 @@ bench: kernel kernel-off reference emulator selftests
 # nothing cached: RUNS runs of it on MACHINE (default qemu); with PROGS
 # (6.1 selftests by their kself names), RUNS boots of each kernel with
 # just those programs, an oops killing only the task (scripts/kself-runs.sh).
-kself-runs: kernel base emulator initramfs
+kself-runs: kernel base emulator qemu initramfs
 	@$(S)/kself-runs.sh $(RUNS) $(MACHINE) $(PROGS)
 
 # Debian's own 6.1 amd64 config: the plain base, the series with the

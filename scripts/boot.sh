@@ -3,8 +3,9 @@
 # the serial console in build/logs/NAME.serial.log.
 #
 #   boot.sh EMU NAME KERNEL INITRD [EXTRA CMDLINE...]
-# EMU: bochs (CET CPU, tigerlake), qemu (Debian's, TCG, no CET), qemu-cet
-# (ours, TCG with shadow stacks), qemu-kvm (host CPU, with CET if it has it).
+# EMU: bochs (CET CPU, tigerlake), qemu-cet (our QEMU, TCG with shadow
+# stacks), qemu (the same QEMU without CET), qemu-kvm (Debian's QEMU with
+# KVM: the host CPU, with CET if it has it).
 # CPUS=N: the guest's CPUs (default 1).  Bochs runs them one after another
 # on one host thread, a few instructions each (interleaved, never at the
 # same instant); QEMU runs them as it is configured to.
@@ -87,16 +88,16 @@ bochs)
 qemu|qemu-kvm|qemu-cet)
 	qemu=qemu-system-x86_64
 	case $emu in
-	qemu)
-		need_cmd qemu-system-x86_64 qemu-system-x86
-		accel=(-accel tcg -cpu max) ;;
-	qemu-cet)
-		# Our QEMU (scripts/qemu.sh): TCG with a CET CPU; several
-		# CPUs run on as many host threads.  -nodefaults: q35's
+	qemu|qemu-cet)
+		# Our QEMU (scripts/qemu.sh), TCG; several CPUs run on as
+		# many host threads.  qemu-cet has a CET CPU; qemu is the same
+		# machine without the CET properties.  -nodefaults: q35's
 		# default devices cost SeaBIOS half a minute of probing.
 		qemu=$BUILD/qemu-cet/build/qemu-system-x86_64
-		[ -x "$qemu" ] || die "EMU=qemu-cet: $qemu is missing (make qemu)"
-		accel=(-accel tcg,thread=multi -cpu "${QEMU_CPU:-max,cet-ss=on}"
+		[ -x "$qemu" ] || die "EMU=$emu: $qemu is missing (make qemu)"
+		cpu=max,cet-ss=on
+		[ "$emu" = qemu ] && cpu=max,cet-ss=off,cet-ibt=off
+		accel=(-accel tcg,thread=multi -cpu "${QEMU_CPU:-$cpu}"
 		       -machine q35 -nodefaults -nic none
 		       -L /usr/share/seabios -L /usr/share/qemu) ;;
 	qemu-kvm)

@@ -88,8 +88,7 @@ base)
 		b=$m-$tag-base
 		case $m in
 		bochs) emu_bin=$BUILD/bochs/bin/bochs ;;
-		qemu) emu_bin=$(command -v qemu-system-x86_64) ;;
-		qemu-cet) emu_bin=$BUILD/qemu-cet/build/qemu-system-x86_64 ;;
+		qemu|qemu-cet) emu_bin=$BUILD/qemu-cet/build/qemu-system-x86_64 ;;
 		*) die "kself.sh: no cache key for machine $m" ;;
 		esac
 		key=$(cat "$base_kernel" "$cpio" "$TOP/scripts/boot.sh" "$emu_bin" |

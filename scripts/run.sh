@@ -25,7 +25,7 @@ fi
 # The emulator, built if needed: QEMU-CET (the default) or Bochs; CPUS=N
 # on Bochs needs its --enable-smp build.
 case $emu in
-qemu-cet) "$TOP/scripts/qemu.sh" ;;
+qemu|qemu-cet) "$TOP/scripts/qemu.sh" ;;
 bochs) "$TOP/scripts/emulator.sh"
 	[ "${CPUS:-1}" = 1 ] || "$TOP/scripts/emulator.sh" smp ;;
 esac

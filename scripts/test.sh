@@ -1,6 +1,7 @@
 #!/bin/bash
-# Run the whole suite: boot the CET test kernel on Bochs (CET CPU) and on
-# QEMU TCG (no CET), judge each boot and each test program, print KTAP and
+# Run the whole suite: boot the CET test kernel on Bochs and on QEMU-CET
+# (CET CPUs) and on QEMU without CET, judge each boot and each test
+# program, compare the two CET CPUs' verdicts, print KTAP and
 # one closing line "N passed, N failed, N skipped".  Exit 1 if any failed.
 #
 # Expects the kernel, emulator and initramfs to be built (make test does).
@@ -151,15 +152,14 @@ xsave_cet='Supporting XSAVE feature 0x800'
 # (scripts/stress.sh) on the test kernel (CONFIG=debug: the debug
 # kernel).  It writes its own results files; section 4b waits for the
 # base boots.
-# The kself machines: QEMU-CET (CET CPU) and Debian's QEMU (no CET);
+# The kself machines: QEMU-CET (CET CPU) and the same QEMU without CET;
 # make release-check runs the same comparison on Bochs.
 kself_machines="qemu-cet qemu"
 kself_base_done=$LOGS/kself-base.done
 rm -f "$kself_base_done"
-# The stress boots (EMU:CPUS): Bochs, and QEMU-CET on 2 CPUs, each on a
-# host thread of its own (make release-check adds 4 CPUs: on this 2-core
-# machine they share two host threads).
-stress_runs="bochs:1 qemu-cet:2"
+# The stress boots (EMU:CPUS): Bochs.  QEMU-CET on 2 and 4 CPUs runs in
+# make release-check until its KSM finding is explained (README).
+stress_runs="bochs:1"
 (
 	results=$LOGS/results-kself-base.tsv
 	: > "$results"
@@ -285,7 +285,8 @@ if boot_and_check $b bochs "$bare_cpio" "clearcpuid=user_shstk"; then
 	check "$b: no CET user XSAVE state" "'$xsave_cet' in $log" lacks_line "$log" "$xsave_cet"
 fi
 
-# 4. QEMU TCG: no CET at all; boots cleanly, tests skip.
+# 4. QEMU without the CET properties: no CET at all; boots cleanly, tests
+# skip.
 b=qemu-nocet log=$LOGS/$b.serial.log
 if boot_and_check $b qemu "$tests_cpio" ""; then
 	check "$b: cpuinfo lacks shstk" "$(cet_flags "$log")" lacks_flag "$log" shstk
