@@ -94,18 +94,9 @@ fi
 # Every case can run on this kernel and CPU: a skip is a failure here,
 # but for the tests emulator/differences says the emulator cannot run.
 awk -v boot="$name" -v cet=1 -f "$TOP/scripts/ktap.awk" "$log" |
-	awk -F'\t' -v OFS='\t' -v why="skipped on the $variant kernel with CET" \
-		-v emu="$emu" -v known="$TOP/emulator/differences" '
-		BEGIN {
-			while ((getline l < known) > 0)
-				if (l !~ /^#/ && split(l, f, "\t") >= 3 && f[2] == emu) re[++n] = f[1]
-		}
-		$1 == "skip" {
-			t = $2; sub(/^[^:]*: /, "", t)
-			for (i = 1; i <= n; i++) if (t ~ re[i]) { print; next }
-			$1 = "not ok"; $3 = why ($3 != "" ? ": " $3 : "")
-		}
-		{ print }' \
+	awk -v mode=strict -v skipwhy="skipped on the $variant kernel with CET" \
+		-v emu="$emu" -v known="$TOP/emulator/differences" \
+		-f "$TOP/scripts/differences.awk" \
 	>> "$results"
 
 # What the programs report they ran: "# STRESS <what> <count>" lines.

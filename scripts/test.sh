@@ -39,19 +39,8 @@ splats() { splat_lines "$1"; }
 guest_results() {
 	awk -v boot="$1" -v cet="${3:-0}" -v xfail="$TOP/configs/mainline-xfail" \
 		-f "$TOP/scripts/ktap.awk" "$2" |
-	awk -F'\t' -v OFS='\t' -v emu="${4:-}" -v known="$TOP/emulator/differences" '
-		BEGIN {
-			while (emu != "" && (getline l < known) > 0) {
-				if (l ~ /^#/ || split(l, f, "\t") < 3 || f[2] != emu) continue
-				re[++n] = f[1]; why[n] = f[3]
-			}
-		}
-		$1 == "not ok" {
-			t = $2; sub(/^[^:]*: /, "", t)
-			for (i = 1; i <= n; i++)
-				if (t ~ re[i]) { $1 = "ok"; $3 = "XFAIL " emu " is wrong here (emulator/differences): " why[i]; break }
-		}
-		{ print }'
+	awk -v mode=xfail -v emu="${4:-}" -v known="$TOP/emulator/differences" \
+		-f "$TOP/scripts/differences.awk"
 }
 
 # boot_and_check NAME EMU INITRD CMDLINE [CET]: boot, then the checks
